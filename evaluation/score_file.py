@@ -1,0 +1,54 @@
+"""Score a predictions file (JSONL or the EXPRESS release's CSV) with the EXPRESS metrics."""
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from schemas.lexicon import Decomposition
+
+from evaluation.metrics import express_scores
+from evaluation.parsing import parse_answer, parse_labels
+
+
+def read_predictions(path: str | Path, labels_field: str = "labels",
+                     output_field: str = "output") -> Iterator[tuple[list[str], str | None]]:
+    """(gold labels, raw answer) per row; errors name the file and line."""
+    p = Path(path)
+    if p.suffix.lower() == ".csv":
+        with open(p, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            for field in (labels_field, output_field):
+                if field not in (reader.fieldnames or []):
+                    raise ValueError(f"{p}: no column '{field}' (columns: {reader.fieldnames})")
+            for line_no, row in enumerate(reader, start=2):
+                yield _pair(row, p, line_no, labels_field, output_field)
+        return
+    with open(p, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{p}:{line_no}: not valid JSON ({exc.msg})") from exc
+            yield _pair(row, p, line_no, labels_field, output_field)
+
+
+def _pair(row: dict[str, Any], p: Path, line_no: int, labels_field: str, output_field: str) -> tuple[list[str], str | None]:
+    if labels_field not in row or output_field not in row:
+        raise ValueError(f"{p}:{line_no}: row needs '{labels_field}' and '{output_field}'")
+    try:
+        labels = parse_labels(row[labels_field])
+    except ValueError as exc:
+        raise ValueError(f"{p}:{line_no}: {exc}") from exc
+    out = row[output_field]
+    return labels, out if out is None or isinstance(out, str) else json.dumps(out)
+
+
+def score_file(path: str | Path, dec: Decomposition, labels_field: str = "labels",
+               output_field: str = "output") -> dict[str, float | int]:
+    pairs = ((g, parse_answer(o)) for g, o in read_predictions(path, labels_field, output_field))
+    return express_scores(pairs, dec)

@@ -1,0 +1,60 @@
+"""Turn posts into masked examples; posts without a usable disclosure are dropped with a reason."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from itertools import tee
+
+from schemas.config import ExtractConfig
+from schemas.funnel import Funnel
+from schemas.records import Disclosure, Example, RawPost
+
+from extractors.disclosures import DisclosureExtractor, mask_text
+
+DropSink = Callable[[RawPost, str], None]
+
+
+def usable(disclosures: list[Disclosure], keep_negated: bool) -> list[Disclosure]:
+    return [d for d in disclosures if keep_negated or not d.negated]
+
+
+def build_examples(
+    posts: Iterable[RawPost],
+    extractor: DisclosureExtractor,
+    cfg: ExtractConfig,
+    funnel: Funnel,
+    on_drop: DropSink | None = None,
+    on_disclosures: Callable[[RawPost, list[Disclosure]], None] | None = None,
+) -> Iterator[Example]:
+    """One Example per post with min_masks..max_masks usable disclosures, in input order."""
+    a, b = tee(posts)
+    for post, found in zip(a, extractor.extract_many(p.text for p in b)):
+        funnel.read += 1
+        if on_disclosures:
+            on_disclosures(post, found)
+        kept = usable(found, cfg.keep_negated)
+        reason = None
+        if not found:
+            reason = "no_disclosure"
+        elif not kept:
+            reason = "only_negated"
+        elif len(kept) < cfg.min_masks:
+            reason = "too_few_masks"
+        elif len(kept) > cfg.max_masks:
+            reason = "too_many_masks"
+        if reason:
+            funnel.drop(reason)
+            if on_drop:
+                on_drop(post, reason)
+            continue
+        funnel.kept += 1
+        yield Example(
+            post_id=post.id,
+            segment_index=0,
+            subreddit=post.subreddit,
+            created_utc=post.created_utc,
+            text=post.text,
+            masked_text=mask_text(post.text, kept),
+            surfaces=[d.surface for d in kept],
+            labels=[d.label for d in kept],
+            patterns=[d.pattern for d in kept],
+        )

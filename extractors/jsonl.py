@@ -1,0 +1,48 @@
+"""`express extract`: JSONL in ({"id", "text"} per line), JSONL out, one line per input line, same order."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from extractors.disclosures import DisclosureExtractor, mask_text
+from extractors.examples import usable
+
+
+class InputError(ValueError):
+    """A bad input line; the message names file and line."""
+
+
+def read_inputs(path: str | Path) -> Iterator[tuple[Any, str]]:
+    p = Path(path)
+    with open(p, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{p}:{line_no}: not valid JSON ({exc.msg})") from exc
+            if not isinstance(obj, dict) or "id" not in obj or not isinstance(obj.get("text"), str):
+                raise InputError(f"{p}:{line_no}: each line needs an 'id' and a string 'text'")
+            yield obj["id"], obj["text"]
+
+
+def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool = False,
+                  extractor: DisclosureExtractor | None = None) -> int:
+    """Write one result per input line; returns the number of lines written."""
+    ex = extractor or DisclosureExtractor()
+    ids: list[Any] = []
+    texts: list[str] = []
+    for id_, text in read_inputs(in_path):  # validate the whole file before writing anything
+        ids.append(id_)
+        texts.append(text)
+    n = 0
+    tmp = Path(str(out_path) + ".part")
+    with open(tmp, "w", encoding="utf-8") as out:
+        for id_, text, found in zip(ids, texts, ex.extract_many(texts)):
+            row = {"id": id_, "masked_text": mask_text(text, usable(found, keep_negated)),
+                   "disclosures": [d.to_json() for d in found]}
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    tmp.replace(out_path)
+    return n

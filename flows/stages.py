@@ -1,0 +1,133 @@
+"""The build stages as plain functions over file paths (no Prefect here; flows/ wraps them).
+
+Each stage reads files, streams records through sources/filters/extractors, writes Parquet,
+and returns a small JSON-able dict of paths and funnel counts for the next stage.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from extractors.disclosures import DisclosureExtractor
+from extractors.examples import build_examples
+from filters.base import run_filters
+from filters.reddit import filters_from_config
+from schemas.config import Recipe, recipe_from_dict
+from schemas.funnel import Funnel
+from schemas.lexicon import data_versions, sha256_file
+from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RAW_POSTS, Malformed, RawPost
+from schemas.versioning import code_version
+from sources.dumps import DumpError, read_dump
+from warehouse.layout import Warehouse
+from warehouse.parquet import ParquetSink, iter_rows
+from warehouse.publish import publish_release
+
+
+class StageError(RuntimeError):
+    """A stage could not finish; the run's funnel so far is saved next to its outputs."""
+
+
+def save_recipe(recipe: Recipe, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(recipe.to_dict(), indent=2) + "\n")
+    return path
+
+
+def load_saved_recipe(path: str | Path) -> Recipe:
+    return recipe_from_dict(json.loads(Path(path).read_text()), str(path))
+
+
+def _quarantine_row(stage: str, rec: RawPost | Malformed, reason: str) -> dict[str, Any]:
+    if isinstance(rec, Malformed):
+        return {"stage": stage, "reason": rec.reason, "post_id": None, "source_file": rec.source_file,
+                "source_line": rec.source_line, "raw": rec.raw}
+    return {"stage": stage, "reason": reason, "post_id": rec.id, "source_file": rec.source_file,
+            "source_line": rec.source_line, "raw": rec.text}
+
+
+def ingest(inputs: list[str], run_dir: str, quarantine_dir: str, recipe_path: str) -> dict[str, Any]:
+    """Read dumps, filter, write kept raw posts; dropped and malformed records go to quarantine."""
+    recipe = load_saved_recipe(recipe_path)
+    run, quarantine = Path(run_dir), Path(quarantine_dir)
+    funnel = Funnel()
+    chain = filters_from_config(recipe.filters)
+    raw = ParquetSink(run / "raw_posts.parquet", RAW_POSTS)
+    dropped = ParquetSink(quarantine / "ingest.parquet", QUARANTINE)
+    sources = []
+    try:
+        for path in inputs:
+            sources.append({"path": str(Path(path).resolve()), "sha256": sha256_file(Path(path))})
+            records = read_dump(path)
+            for post in run_filters(records, chain, funnel, lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
+                raw.write(post.to_row())
+    except DumpError as exc:
+        _write_funnel(run / "ingest_funnel.json", funnel, error=str(exc))
+        raise StageError(f"{exc} (read {funnel.read} records before the error; nothing published)") from exc
+    finally:
+        raw.close()
+        dropped.close()
+    funnel.check("ingest")
+    _write_funnel(run / "ingest_funnel.json", funnel)
+    return {"raw_posts": str(raw.path), "quarantine": str(dropped.path), "funnel": funnel.to_dict(),
+            "inputs": sources}
+
+
+def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str) -> dict[str, Any]:
+    """Detect disclosures in kept posts and write examples (masked text + labels) and disclosures."""
+    recipe = load_saved_recipe(recipe_path)
+    run, quarantine = Path(run_dir), Path(quarantine_dir)
+    funnel = Funnel()
+    extractor = DisclosureExtractor(batch_size=recipe.extract.batch_size)
+    posts = (RawPost(**row) for row in iter_rows(raw_posts))
+    with ParquetSink(run / "examples.parquet", EXAMPLES) as examples, \
+         ParquetSink(run / "disclosures.parquet", DISCLOSURES) as disclosures, \
+         ParquetSink(quarantine / "extract.parquet", QUARANTINE) as dropped:
+        def on_found(post: RawPost, found: list) -> None:
+            if found:
+                disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
+
+        for ex in build_examples(posts, extractor, recipe.extract, funnel,
+                                 on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
+                                 on_disclosures=on_found):
+            examples.write(ex.to_row())
+    funnel.check("extract")
+    _write_funnel(run / "extract_funnel.json", funnel)
+    return {"examples": str(run / "examples.parquet"), "disclosures": str(run / "disclosures.parquet"),
+            "funnel": funnel.to_dict()}
+
+
+def total_funnel(*stages: dict[str, Any]) -> dict[str, Any]:
+    """Chain stage funnels: the first stage's read, the last stage's kept, all drops and malformed."""
+    funnels = [Funnel.from_dict(s["funnel"]) for s in stages]
+    total = Funnel(read=funnels[0].read, kept=funnels[-1].kept,
+                   malformed=sum(f.malformed for f in funnels))
+    for f in funnels:
+        total.dropped.update(f.dropped)
+    total.check("build")
+    return total.to_dict()
+
+
+def publish(examples: str, warehouse_root: str, recipe_path: str, run_id: str,
+            ingest_result: dict[str, Any], extract_result: dict[str, Any]) -> dict[str, str]:
+    recipe = load_saved_recipe(recipe_path)
+    versions = data_versions()
+    extra = {
+        "funnel": total_funnel(ingest_result, extract_result),
+        "stages": {"ingest": ingest_result["funnel"], "extract": extract_result["funnel"]},
+        "inputs": ingest_result["inputs"],
+        "run_id": run_id,
+        "code_version": code_version(),
+        "lexicon_version": versions["lexicon"]["version"],
+        "decomposition_version": versions["decomposition"]["version"],
+    }
+    release = publish_release(Path(examples), Warehouse.at(warehouse_root), recipe, extra)
+    return {"dataset": release.dataset, "version": release.version, "path": str(release.path),
+            "manifest": str(release.manifest_path)}
+
+
+def _write_funnel(path: Path, funnel: Funnel, error: str | None = None) -> None:
+    data = funnel.to_dict()
+    if error:
+        data["error"] = error
+    path.write_text(json.dumps(data, indent=2) + "\n")

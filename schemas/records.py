@@ -1,0 +1,161 @@
+"""Record types and the Arrow schemas of the three tables the pipeline writes.
+
+Raw posts are stored once; disclosures are derived from them (keyed by post id) and examples
+are the masked texts a model is scored on. Keeping them separate lets a new vocabulary or rule
+version re-derive labels without re-reading Reddit.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+MASK = "<mask>"
+
+
+@dataclass(slots=True)
+class RawPost:
+    """One Reddit submission (or comment) as the readers yield it, before filtering."""
+
+    id: str
+    text: str
+    subreddit: str = ""
+    author: str = ""
+    created_utc: int = 0
+    title: str = ""
+    selftext: str = ""
+    over_18: bool = False
+    score: int = 0
+    distinguished: str = ""
+    stickied: bool = False
+    removed_by_category: str = ""
+    kind: str = "submission"
+    link_id: str = ""
+    source: str = ""
+    source_file: str = ""
+    source_line: int = 0
+    retrieved_on: int = 0
+
+    def to_row(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Disclosure:
+    """A first-person emotion disclosure: `text[start:end] == surface`."""
+
+    start: int
+    end: int
+    surface: str
+    label: str
+    pattern: str
+    rule: str = ""
+    negated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Example:
+    """A masked text with its labels in mask order: what a model is scored on."""
+
+    post_id: str
+    segment_index: int
+    subreddit: str
+    created_utc: int
+    text: str
+    masked_text: str
+    surfaces: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    patterns: list[str] = field(default_factory=list)
+
+    @property
+    def n_masks(self) -> int:
+        return len(self.labels)
+
+    def to_row(self) -> dict[str, Any]:
+        row = asdict(self)
+        row["n_masks"] = self.n_masks
+        return row
+
+
+RAW_POSTS = pa.schema(
+    [
+        ("id", pa.string()),
+        ("text", pa.string()),
+        ("subreddit", pa.string()),
+        ("author", pa.string()),
+        ("created_utc", pa.int64()),
+        ("title", pa.string()),
+        ("selftext", pa.string()),
+        ("over_18", pa.bool_()),
+        ("score", pa.int64()),
+        ("distinguished", pa.string()),
+        ("stickied", pa.bool_()),
+        ("removed_by_category", pa.string()),
+        ("kind", pa.string()),
+        ("link_id", pa.string()),
+        ("source", pa.string()),
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+        ("retrieved_on", pa.int64()),
+    ]
+)
+
+DISCLOSURE_STRUCT = pa.struct(
+    [
+        ("start", pa.int64()),
+        ("end", pa.int64()),
+        ("surface", pa.string()),
+        ("label", pa.string()),
+        ("pattern", pa.string()),
+        ("rule", pa.string()),
+        ("negated", pa.bool_()),
+    ]
+)
+
+DISCLOSURES = pa.schema(
+    [
+        ("post_id", pa.string()),
+        ("disclosures", pa.list_(DISCLOSURE_STRUCT)),
+    ]
+)
+
+EXAMPLES = pa.schema(
+    [
+        ("post_id", pa.string()),
+        ("segment_index", pa.int64()),
+        ("subreddit", pa.string()),
+        ("created_utc", pa.int64()),
+        ("text", pa.string()),
+        ("masked_text", pa.string()),
+        ("surfaces", pa.list_(pa.string())),
+        ("labels", pa.list_(pa.string())),
+        ("patterns", pa.list_(pa.string())),
+        ("n_masks", pa.int64()),
+    ]
+)
+
+# Dropped/malformed records keep why they left, and where they came from.
+QUARANTINE = pa.schema(
+    [
+        ("stage", pa.string()),
+        ("reason", pa.string()),
+        ("post_id", pa.string()),
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+        ("raw", pa.string()),
+    ]
+)
+
+
+@dataclass(slots=True)
+class Malformed:
+    """An input line that could not be read as a post: kept for the quarantine, never dropped silently."""
+
+    source_file: str
+    source_line: int
+    raw: str
+    reason: str

@@ -1,0 +1,69 @@
+"""Turn one Reddit JSON object (dump line or API payload) into a RawPost.
+
+Dump fields drift by month (strings vs ints, missing keys), so every field is read leniently;
+only a missing id or an object with no text at all makes a record malformed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.records import RawPost
+
+
+class NotAPost(ValueError):
+    """The object cannot become a RawPost; the message is the quarantine reason."""
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(float(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _str(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in {"true", "1", "yes"}
+    return bool(value)
+
+
+def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line: int = 0) -> RawPost:
+    """Build a RawPost from a submission (title/selftext) or comment (body/link_id)."""
+    if not isinstance(obj, dict):
+        raise NotAPost("not_an_object")
+    post_id = _str(obj.get("id")).strip()
+    if not post_id:
+        raise NotAPost("missing_id")
+    is_comment = "body" in obj and "title" not in obj
+    title = _str(obj.get("title"))
+    selftext = _str(obj.get("body") if is_comment else obj.get("selftext"))
+    if is_comment:
+        text = selftext
+    else:
+        text = f"{title}\n\n{selftext}" if selftext.strip() else title
+    if "title" not in obj and "selftext" not in obj and "body" not in obj:
+        raise NotAPost("no_text_fields")
+    return RawPost(
+        id=post_id,
+        text=text,
+        subreddit=_str(obj.get("subreddit")),
+        author=_str(obj.get("author")),
+        created_utc=_int(obj.get("created_utc")),
+        title=title,
+        selftext=selftext,
+        over_18=_bool(obj.get("over_18")),
+        score=_int(obj.get("score")),
+        distinguished=_str(obj.get("distinguished")),
+        stickied=_bool(obj.get("stickied")),
+        removed_by_category=_str(obj.get("removed_by_category")),
+        kind="comment" if is_comment else "submission",
+        link_id=_str(obj.get("link_id")),
+        source=source,
+        source_file=source_file,
+        source_line=source_line,
+        retrieved_on=_int(obj.get("retrieved_on") or obj.get("retrieved_utc")),
+    )

@@ -1,0 +1,43 @@
+"""DuckDB catalog: one view per release and split over the published Parquet files.
+
+Views read the files where they are (no copy), so DuckDB queries always see the release
+exactly as published. `<dataset>_latest_<split>` views point at the newest release.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+
+from warehouse.layout import Warehouse
+
+
+def view_name(dataset: str, version: str, split: str) -> str:
+    return re.sub(r"[^0-9a-zA-Z_]", "_", f"{dataset}_{version}_{split}")
+
+
+def register_release(warehouse: Warehouse, dataset: str, version: str, files: dict[str, Path]) -> list[str]:
+    """Create (or replace) the views of one release, and repoint the `latest` views at it."""
+    names = []
+    con = duckdb.connect(str(warehouse.catalog))
+    try:
+        for split, path in files.items():
+            literal = str(path).replace("'", "''")
+            for name in (view_name(dataset, version, split), view_name(dataset, "latest", split)):
+                con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{literal}')")
+            names.append(view_name(dataset, version, split))
+    finally:
+        con.close()
+    return names
+
+
+def list_views(warehouse: Warehouse) -> list[str]:
+    if not warehouse.catalog.exists():
+        return []
+    con = duckdb.connect(str(warehouse.catalog), read_only=True)
+    try:
+        rows = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name").fetchall()
+    finally:
+        con.close()
+    return [r[0] for r in rows]

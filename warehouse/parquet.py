@@ -1,0 +1,52 @@
+"""Streaming Parquet writer: rows go out in batches, so memory does not grow with input size."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+BATCH_ROWS = 2048
+
+
+class ParquetSink:
+    """Append rows (dicts) to one Parquet file with a fixed schema; always produces a file."""
+
+    def __init__(self, path: str | Path, schema: pa.Schema, batch_rows: int = BATCH_ROWS):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.schema = schema
+        self.batch_rows = batch_rows
+        self.rows = 0
+        self._buf: list[dict[str, Any]] = []
+        self._writer = pq.ParquetWriter(self.path, schema, compression="zstd")
+
+    def write(self, row: dict[str, Any]) -> None:
+        self._buf.append(row)
+        if len(self._buf) >= self.batch_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._buf:
+            self._writer.write_table(pa.Table.from_pylist(self._buf, schema=self.schema))
+            self.rows += len(self._buf)
+            self._buf = []
+
+    def close(self) -> None:
+        self._flush()
+        self._writer.close()
+
+    def __enter__(self) -> "ParquetSink":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def iter_rows(path: str | Path, columns: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows of a Parquet file as dicts, one record batch at a time."""
+    pf = pq.ParquetFile(path)
+    for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        yield from batch.to_pylist()
