@@ -1,0 +1,61 @@
+"""Shared fixtures. Prefect runs against one temporary server for the whole session, and the
+slow end-to-end build (demo corpus -> release) is made once and shared by the tests that read it."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_PREFECT_HOME = tempfile.mkdtemp(prefix="express-prefect-")
+os.environ["PREFECT_HOME"] = _PREFECT_HOME
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+os.environ.pop("PREFECT_API_URL", None)
+os.environ.pop("EXPRESS_WAREHOUSE", None)
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "data" / "express-reference"
+
+
+@pytest.fixture(scope="session")
+def shared_reference() -> Path:
+    """The EXPRESS reference data beside the repo; tests that need it skip cleanly without it."""
+    if not (SHARED / "segments_dev.jsonl").exists():
+        pytest.skip("../shared/data/express-reference is not available")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=90):
+        yield
+
+
+@pytest.fixture(scope="session")
+def extractor():
+    from extractors.disclosures import DisclosureExtractor
+
+    return DisclosureExtractor()
+
+
+@pytest.fixture(scope="session")
+def demo_dump(tmp_path_factory) -> Path:
+    from sources.demo import DemoSpec, write_demo_dump
+
+    return write_demo_dump(tmp_path_factory.mktemp("demo-input"), DemoSpec(posts=800))
+
+
+@pytest.fixture(scope="session")
+def demo_build(prefect_harness, demo_dump, tmp_path_factory) -> dict:
+    """One real Prefect build of the demo corpus into a fresh warehouse, shared by e2e tests."""
+    from flows.build import build_flow
+
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    result = build_flow([str(demo_dump)], str(warehouse), str(REPO / "configs" / "demo.toml"))
+    result["warehouse"] = str(warehouse)
+    return result

@@ -1,0 +1,46 @@
+from pathlib import Path
+
+import pytest
+
+from schemas.config import ConfigError, load_recipe, recipe_from_dict
+from schemas.lexicon import DATA_DIR, DIMS, ZERO, data_versions, default_decomposition, lexicon_terms, load_decomposition, sha256_file
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_each_shipped_data_file_matches_its_declared_checksum():
+    for name, entry in data_versions().items():
+        assert sha256_file(DATA_DIR / entry["file"]) == entry["sha256"], f"{name}: bump its version"
+
+
+def test_lexicon_has_the_684_express_strings():
+    terms = lexicon_terms()
+    assert len(terms) == 684
+    assert {"guilty", "scared", "worri", "self-conscious"} <= terms
+
+
+def test_decomposition_gives_ten_dims_and_zero_for_unknown_words():
+    dec = default_decomposition()
+    assert len(dec.vectors) == 16019
+    assert dec.vector("HAPPY") == dec.vector("happy") != ZERO
+    assert len(dec.vector("happy")) == len(DIMS) == 10
+    assert dec.vector("no-such-word") == ZERO
+
+
+def test_bad_decomposition_row_names_file_and_line(tmp_path):
+    bad = tmp_path / "dec.csv"
+    bad.write_text("word," + ",".join(DIMS) + "\nhappy," + ",".join(["0"] * 10) + "\nsad,x" + ",0" * 9 + "\n")
+    with pytest.raises(ValueError, match=r"dec.csv:3"):
+        load_decomposition(bad)
+
+
+def test_recipes_in_configs_validate():
+    for path in (REPO / "configs").glob("*.toml"):
+        load_recipe(path)
+
+
+def test_unknown_config_key_is_an_error_naming_it():
+    with pytest.raises(ConfigError, match="bogus"):
+        recipe_from_dict({"filters": {"bogus": 1}})
+    with pytest.raises(ConfigError, match="must be 1.0"):
+        recipe_from_dict({"splits": {"train": 0.9, "validation": 0.2, "test": 0.1}})

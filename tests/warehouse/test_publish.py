@@ -1,0 +1,64 @@
+import json
+
+import duckdb
+import pytest
+
+from schemas.config import Recipe
+from schemas.lexicon import sha256_file
+from schemas.records import EXAMPLES, Example
+from warehouse.catalog import list_views, view_name
+from warehouse.layout import Warehouse
+from warehouse.parquet import ParquetSink
+from warehouse.publish import PublishError, publish_release
+from warehouse.splits import split_for
+
+
+def _examples(path, n=60):
+    with ParquetSink(path, EXAMPLES) as sink:
+        for i in range(n):
+            for seg in range(2):  # two segments per post: must share a split
+                sink.write(Example(f"p{i}", seg, "sub", 0, "I feel sad", "I feel <mask>", ["sad"], ["sad"], ["family1"]).to_row())
+    return path
+
+
+def test_release_has_splits_manifest_checksums_and_catalog_views(tmp_path):
+    wh = Warehouse.at(tmp_path / "wh")
+    rel = publish_release(_examples(tmp_path / "ex.parquet"), wh, Recipe(), {"funnel": {}})
+    m = rel.manifest()
+    assert (rel.dataset, rel.version) == ("express", "v1")
+    assert sum(m["rows"].values()) == 120 and sum(m["masks"].values()) == 120
+    for rel_path, meta in m["files"].items():
+        assert sha256_file(rel.path / rel_path) == meta["sha256"]
+    con = duckdb.connect(str(wh.catalog), read_only=True)
+    n = con.execute(f"SELECT count(*) FROM {view_name('express', 'v1', 'train')}").fetchall()[0][0]
+    assert n == m["rows"]["train"]
+    ids = {s: {r[0] for r in con.execute(f"SELECT DISTINCT post_id FROM {view_name('express', 'v1', s)}").fetchall()}
+           for s in ("train", "validation", "test")}
+    assert not (ids["train"] & ids["test"]) and not (ids["train"] & ids["validation"])
+    assert view_name("express", "latest", "test") in list_views(wh)
+
+
+def test_a_published_version_is_never_overwritten(tmp_path):
+    wh = Warehouse.at(tmp_path / "wh")
+    ex = _examples(tmp_path / "ex.parquet")
+    first = publish_release(ex, wh, Recipe(), {})
+    before = first.manifest_path.read_bytes()
+    with pytest.raises(PublishError, match="immutable"):
+        publish_release(ex, wh, Recipe(), {}, version="v1")
+    assert first.manifest_path.read_bytes() == before
+    assert publish_release(ex, wh, Recipe(), {}).version == "v2"
+    assert not list((tmp_path / "wh" / "express").glob(".tmp-*"))
+
+
+def test_nothing_to_publish_leaves_no_release(tmp_path):
+    wh = Warehouse.at(tmp_path / "wh")
+    with pytest.raises(PublishError, match="no examples"):
+        publish_release(_examples(tmp_path / "ex.parquet", n=0), wh, Recipe(), {})
+    assert wh.versions("express") == []
+
+
+def test_split_is_deterministic_and_follows_ratios():
+    cfg = Recipe().splits
+    splits = [split_for(f"id{i}", cfg) for i in range(5000)]
+    assert splits == [split_for(f"id{i}", cfg) for i in range(5000)]
+    assert 0.77 < splits.count("train") / 5000 < 0.83
