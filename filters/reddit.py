@@ -65,6 +65,7 @@ class LengthFilter:
 class ExactDuplicateFilter:
     """Drops a post whose normalised text (case and white space folded) was seen before."""
 
+    stateful = True  # decisions depend on earlier posts: sharded builds run it sequentially
     seen: set[bytes] = field(default_factory=set)
     name: str = "duplicate"
 
