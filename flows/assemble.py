@@ -41,16 +41,18 @@ def _sum_funnels(funnels: list[dict[str, Any]]) -> Funnel:
     return total
 
 
-def assemble(splits: list[dict[str, Any]], run_dir: str, quarantine_dir: str) -> dict[str, Any]:
-    """Run-level ingest and extract results (funnels, file paths) from the finished shards."""
+def assemble(shard_list: list[dict[str, Any]], inputs: list[dict[str, Any]], run_dir: str,
+             quarantine_dir: str) -> dict[str, Any]:
+    """Run-level ingest and extract results (funnels, file paths) from the finished shards;
+    `inputs` are the manifest's input entries (path, sha256)."""
     run, quarantine = Path(run_dir), Path(quarantine_dir)
     done = read_marker(run, "assemble")
     if done is not None:
         return done
-    shards = [Shard.from_dict(s) for sp in splits for s in sp["shards"]]
+    shards = [Shard.from_dict(s) for s in shard_list]
     filtered = [read_marker(s.path, "filter") for s in shards]
     deduped = [read_marker(s.path, "dedupe") for s in shards]
-    extracted = [read_marker(s.path, "extract") for s in shards]
+    extracted = [read_marker(s.labels_dir, "extract") for s in shards]
     missing = [s.name for s, *marks in zip(shards, filtered, deduped, extracted) if None in marks]
     if missing:
         raise RuntimeError(f"{run}: shards not finished: {', '.join(missing[:5])}")
@@ -63,22 +65,24 @@ def assemble(splits: list[dict[str, Any]], run_dir: str, quarantine_dir: str) ->
     extract.check("extract (all shards)")
     if extract.read != ingest.kept:
         raise RuntimeError(f"{run}: extract read {extract.read} posts but ingest kept {ingest.kept}")
-    concat_parquet([s.path / "examples.parquet" for s in shards], run / "examples.parquet", EXAMPLES)
-    concat_parquet([s.path / "disclosures.parquet" for s in shards], run / "disclosures.parquet", DISCLOSURES)
+    concat_parquet([s.labels_dir / "examples.parquet" for s in shards], run / "examples.parquet", EXAMPLES)
+    concat_parquet([s.labels_dir / "disclosures.parquet" for s in shards], run / "disclosures.parquet",
+                   DISCLOSURES)
     concat_parquet([p for s in shards for p in (s.path / "quarantine-ingest.parquet",
                                                 s.path / "quarantine-dedupe.parquet")],
                    quarantine / "ingest.parquet", QUARANTINE)
-    concat_parquet([s.path / "quarantine-extract.parquet" for s in shards], quarantine / "extract.parquet",
+    concat_parquet([s.labels_dir / "quarantine-extract.parquet" for s in shards], quarantine / "extract.parquet",
                    QUARANTINE)
     for name, f in (("ingest", ingest), ("extract", extract)):
         (run / f"{name}_funnel.json").write_text(json.dumps(f.to_dict(), indent=2) + "\n")
     result = {
         "ingest": {"raw_posts": [str(s.path / "kept.parquet") for s in shards],
                    "quarantine": str(quarantine / "ingest.parquet"), "funnel": ingest.to_dict(),
-                   "inputs": [{"path": str(Path(sp["input"]).resolve()), "sha256": sp["sha256"]} for sp in splits]},
+                   "inputs": inputs},
         "extract": {"examples": str(run / "examples.parquet"), "disclosures": str(run / "disclosures.parquet"),
                     "funnel": extract.to_dict()},
         "shards": len(shards),
+        "shard_list": shard_list,
     }
     write_marker(run, "assemble", result)
     return result

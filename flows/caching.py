@@ -60,6 +60,7 @@ def shard_cache_key(context: Any, parameters: dict[str, Any]) -> str:
     """Work on one shard: the shard file's sha256, the recipe, the code version and the run."""
     shard = parameters["shard"]
     task_name = context.task.name if context is not None and getattr(context, "task", None) else "shard"
-    run_dir = Path(shard["path"]).parent.parent
+    folder = shard.get("work") or shard["path"]
+    run_dir = Path(folder).parent.parent
     return _digest(task_name, shard["sha256"], _recipe_hash(parameters), code_version(), run_nonce(run_dir),
-                   shard["path"])
+                   folder)

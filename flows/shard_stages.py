@@ -105,14 +105,15 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
 def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
     """Find disclosures in a shard's kept posts and write its examples; drops are quarantined."""
     s = Shard.from_dict(shard)
-    done = read_marker(s.path, "extract")
+    done = read_marker(s.labels_dir, "extract")
     if done is not None:
         return {**done, "skipped": True}
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
     extractor = _extractor(recipe.extract.batch_size)
     funnel = Funnel()
-    out = {name: s.path / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
+    s.labels_dir.mkdir(parents=True, exist_ok=True)
+    out = {name: s.labels_dir / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
     posts = (RawPost(**row) for row in iter_rows(s.path / "kept.parquet"))
     with ParquetSink(tmp_name(out["examples"]), EXAMPLES) as examples, \
          ParquetSink(tmp_name(out["disclosures"]), DISCLOSURES) as disclosures, \
@@ -128,5 +129,5 @@ def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
     funnel.check(f"extract {s.name}")
     commit(list(out.values()))
     result = _timed({"shard": s.name, "funnel": funnel.to_dict()}, started)
-    write_marker(s.path, "extract", result)
+    write_marker(s.labels_dir, "extract", result)
     return {**result, "skipped": False}

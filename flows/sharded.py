@@ -8,6 +8,8 @@ version, so running the same command again after a kill resumes the same run.
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from prefect.futures import as_completed
 
 from flows import assemble, caching, shard_stages, shards, stages
 from flows.progress import Progress
-from schemas.config import load_recipe
+from schemas.config import Recipe, load_recipe
 from schemas.versioning import code_version
 from warehouse.layout import Warehouse
 
@@ -56,42 +58,64 @@ def _run_parallel(step: str, submitted: list[Any]) -> list[dict[str, Any]]:
     return [f.result() for f in submitted]
 
 
-@flow(name="express-sharded-build")
-def sharded_build_flow(inputs: list[str], warehouse: str, config: str | None = None,
-                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None,
-                       extra_manifest: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Build and publish a release from dumps in resumable shards; rerun with the same run id to resume."""
-    wh = Warehouse.at(warehouse)
-    recipe = load_recipe(config)
-    run_id = run_id or derive_run_id(inputs, recipe.to_dict(), shard_lines)
-    run_dir, quarantine = wh.run_dir(run_id), wh.quarantine_dir(run_id)
+def load_any_recipe(config: str | None) -> Recipe:
+    """A recipe TOML, or the `recipe.json` a run saved (to resume a run by its id alone)."""
+    return stages.load_saved_recipe(config) if config and config.endswith(".json") else load_recipe(config)
+
+
+def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shard_lines: int) -> tuple[Path, str]:
+    """Create or reopen a run folder; refuse to resume a run started with another recipe."""
+    run_dir = wh.run_dir(run_id)
     facts = caching.ensure_run(run_dir, {"run_id": run_id, "inputs": [str(Path(p).resolve()) for p in inputs],
                                          "shard_lines": shard_lines, "config": recipe.to_dict()})
     if facts["shard_lines"] != shard_lines or facts["config"] != recipe.to_dict():
         raise ValueError(f"run {run_id} was started with another recipe or shard size; use a new run id")
-    print(f"[run] {run_id} -> {run_dir}", flush=True)
     recipe_file = run_dir / "recipe.json"
     if not recipe_file.exists():
         stages.save_recipe(recipe, recipe_file)
-    recipe_path = str(recipe_file)
+    print(f"[run] {run_id} -> {run_dir}", flush=True)
+    return run_dir, str(recipe_file)
+
+
+def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
+              prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
+              extra_manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Wire the shard tasks of one run (inside a flow). Prior shards (an incremental rebuild's
+    parent) are already filtered: they are replayed through the stateful filters and, when their
+    `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
+    prior_shards, prior_inputs = prior_shards or [], prior_inputs or []
     shards_dir = str(run_dir / "shards")
     stems = shards.input_stems(inputs)
-    splits = [split_task.submit(p, shards_dir, stems[p], shard_lines) for p in inputs]
-    splits = [s.result() for s in splits]
-    all_shards = [s for sp in splits for s in sp["shards"]]
-    print(f"[split] {len(inputs)} input(s) -> {len(all_shards)} shards of <= {shard_lines:,} lines", flush=True)
-    _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in all_shards])
+    splits = [f.result() for f in [split_task.submit(p, shards_dir, stems[p], shard_lines) for p in inputs]]
+    new_shards = [s for sp in splits for s in sp["shards"]]
+    all_shards = prior_shards + new_shards
+    print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
+          f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
+    _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in new_shards])
     deduped = dedupe_task(all_shards, recipe_path)
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
-    assembled = assemble_task(splits, str(run_dir), str(quarantine))
+    input_entries = prior_inputs + [{"path": str(Path(sp["input"]).resolve()), "sha256": sp["sha256"]}
+                                    for sp in splits]
+    assembled = assemble_task(all_shards, input_entries, str(run_dir), str(wh.quarantine_dir(run_id)))
     print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
     print(f"[extract] {assembled['extract']['funnel']}", flush=True)
     release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
     print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}", flush=True)
     return {"run_id": run_id, "release": release, "ingest": assembled["ingest"], "extract": assembled["extract"],
             "shards": len(all_shards)}
+
+
+@flow(name="express-sharded-build")
+def sharded_build_flow(inputs: list[str], warehouse: str, config: str | None = None,
+                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None) -> dict[str, Any]:
+    """Build and publish a release from dumps in resumable shards; rerun with the same run id to resume."""
+    wh = Warehouse.at(warehouse)
+    recipe = load_any_recipe(config)
+    run_id = run_id or derive_run_id(inputs, recipe.to_dict(), shard_lines)
+    run_dir, recipe_path = open_run(wh, run_id, recipe, inputs, shard_lines)
+    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines)
 
 
 def task_runner(workers: int = 2, address: str | None = None) -> Any:
@@ -108,13 +132,15 @@ def task_runner(workers: int = 2, address: str | None = None) -> Any:
     from prefect_dask import DaskTaskRunner
 
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
-                                          "dashboard_address": None})
+                                          "dashboard_address": "127.0.0.1:0",
+                                          "host": "127.0.0.1"})
 
 
 def run_sharded_build(inputs: list[str], warehouse: str, config: str | None = None,
                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None, workers: int = 2,
-                      dask_address: str | None = None, extra_manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+                      dask_address: str | None = None) -> dict[str, Any]:
     """Run the sharded build flow on the chosen task runner."""
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")  # inherited by local workers
     runner = task_runner(workers, dask_address)
-    return sharded_build_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, run_id,
-                                                               extra_manifest)
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    return sharded_build_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, run_id)

@@ -31,6 +31,11 @@ class Shard:
     source_file: str
     first_line: int
     lines: int
+    work: Path | None = None  # where labels are (re-)derived; the shard folder unless re-deriving
+
+    @property
+    def labels_dir(self) -> Path:
+        return self.work or self.path
 
     @property
     def name(self) -> str:
@@ -41,12 +46,14 @@ class Shard:
         return self.path / SHARD_FILE
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "source_file": self.source_file, "first_line": self.first_line,
-                "lines": self.lines}
+        d = {"path": str(self.path), "source_file": self.source_file, "first_line": self.first_line,
+             "lines": self.lines}
+        return {**d, "work": str(self.work)} if self.work else d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Shard":
-        return cls(Path(d["path"]), d["source_file"], int(d["first_line"]), int(d["lines"]))
+        work = Path(d["work"]) if d.get("work") else None
+        return cls(Path(d["path"]), d["source_file"], int(d["first_line"]), int(d["lines"]), work)
 
 
 def marker(folder: Path, step: str) -> Path:
