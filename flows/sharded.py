@@ -8,9 +8,9 @@ version, so running the same command again after a kill resumes the same run.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
-import json
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +79,7 @@ def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shar
 
 def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
               prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
-              extra_manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+              extra_manifest: dict[str, Any] | None = None, publish: bool = True) -> dict[str, Any]:
     """Wire the shard tasks of one run (inside a flow). Prior shards (an incremental rebuild's
     parent) are already filtered: they are replayed through the stateful filters and, when their
     `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
@@ -101,21 +101,40 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     assembled = assemble_task(all_shards, input_entries, str(run_dir), str(wh.quarantine_dir(run_id)))
     print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
     print(f"[extract] {assembled['extract']['funnel']}", flush=True)
-    release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
-    print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}", flush=True)
+    if extra_manifest:
+        (run_dir / "manifest-extra.json").write_text(json.dumps(extra_manifest, indent=2) + "\n")
+    release = None
+    if publish:
+        release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
+        print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}", flush=True)
     return {"run_id": run_id, "release": release, "ingest": assembled["ingest"], "extract": assembled["extract"],
             "shards": len(all_shards)}
 
 
 @flow(name="express-sharded-build")
 def sharded_build_flow(inputs: list[str], warehouse: str, config: str | None = None,
-                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None) -> dict[str, Any]:
-    """Build and publish a release from dumps in resumable shards; rerun with the same run id to resume."""
+                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None,
+                       publish: bool = True) -> dict[str, Any]:
+    """Build (and by default publish) a release from dumps in resumable shards; rerun with the
+    same run id to resume; publish=False leaves publishing to `publish_flow`."""
     wh = Warehouse.at(warehouse)
     recipe = load_any_recipe(config)
     run_id = run_id or derive_run_id(inputs, recipe.to_dict(), shard_lines)
     run_dir, recipe_path = open_run(wh, run_id, recipe, inputs, shard_lines)
-    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines)
+    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines, publish=publish)
+
+
+@flow(name="express-publish")
+def publish_flow(warehouse: str, run_id: str) -> dict[str, str]:
+    """Publish a finished (assembled) run by id; a run that already has a release is not published twice."""
+    wh = Warehouse.at(warehouse)
+    run_dir = wh.run_dir(run_id)
+    assembled = shards.read_marker(run_dir, "assemble")
+    if assembled is None:
+        raise FileNotFoundError(f"{run_dir}: run not assembled yet; finish it with build-sharded --resume {run_id}")
+    extra_file = run_dir / "manifest-extra.json"
+    extra = json.loads(extra_file.read_text()) if extra_file.exists() else None
+    return publish_task(str(wh.root), run_id, str(run_dir), str(run_dir / "recipe.json"), assembled, extra)
 
 
 def task_runner(workers: int = 2, address: str | None = None) -> Any:
@@ -136,11 +155,16 @@ def task_runner(workers: int = 2, address: str | None = None) -> Any:
                                           "host": "127.0.0.1"})
 
 
+def quiet(runner: Any) -> Any:
+    """Keep Dask's INFO chatter out of the terminal so the progress lines stay readable."""
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")  # inherited by local workers
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    return runner
+
+
 def run_sharded_build(inputs: list[str], warehouse: str, config: str | None = None,
                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None, workers: int = 2,
                       dask_address: str | None = None) -> dict[str, Any]:
     """Run the sharded build flow on the chosen task runner."""
-    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")  # inherited by local workers
-    runner = task_runner(workers, dask_address)
-    logging.getLogger("distributed").setLevel(logging.WARNING)
+    runner = quiet(task_runner(workers, dask_address))
     return sharded_build_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, run_id)

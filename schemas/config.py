@@ -51,12 +51,23 @@ class EvaluateConfig:
 
 
 @dataclass(frozen=True)
+class OrchestrateConfig:
+    """Sharded builds and the scheduled rebuild (flows/sharded.py, flows/deployments.py)."""
+
+    shard_lines: int = 50_000
+    workers: int = 2
+    cron: str = "0 4 * * 1"  # weekly, Monday 04:00
+    timezone: str = "UTC"
+
+
+@dataclass(frozen=True)
 class Recipe:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     splits: SplitConfig = field(default_factory=SplitConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+    orchestrate: OrchestrateConfig = field(default_factory=OrchestrateConfig)
     source_path: str = ""
 
     def to_dict(self) -> dict[str, Any]:
