@@ -54,7 +54,8 @@ def _run_parallel(step: str, submitted: list[Any]) -> list[dict[str, Any]]:
     progress = Progress(step, len(submitted))
     for fut in as_completed(submitted):
         r = fut.result()
-        progress.update(r["funnel"]["read"], r.get("skipped", False), r["shard"])
+        skipped = r.get("skipped", False) or fut.state.name == "Cached"  # marker or Prefect cache hit
+        progress.update(r["funnel"]["read"], skipped, r["shard"])
     return [f.result() for f in submitted]
 
 
