@@ -26,6 +26,13 @@ def _defaults(args: argparse.Namespace, config: str | None) -> tuple[int, int]:
             args.shard_lines if args.shard_lines is not None else o.shard_lines)
 
 
+def _share_api(workers: int, address: str | None) -> None:
+    if workers > 0 and not address:
+        from flows.api_server import share_temporary_api
+
+        share_temporary_api()
+
+
 def cmd_build_sharded(args: argparse.Namespace) -> int:
     prefect_env.configure()
     from flows.sharded import run_sharded_build
@@ -45,6 +52,7 @@ def cmd_build_sharded(args: argparse.Namespace) -> int:
         print("express build-sharded: give --input PATH (repeatable) or --resume RUN_ID", file=sys.stderr)
         return 2
     workers, shard_lines = _defaults(args, config)
+    _share_api(workers, args.dask_address)
     try:
         built = run_sharded_build([str(Path(p)) for p in inputs], str(wh.root), config, shard_lines, run_id,
                                   workers, args.dask_address)
@@ -61,6 +69,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     workers, shard_lines = _defaults(args, args.config)
+    _share_api(workers, args.dask_address)
     try:
         out = run_rebuild(args.input, str(Warehouse.at(args.warehouse).root), args.config, shard_lines, workers,
                           args.dask_address)
