@@ -36,7 +36,7 @@ def run_nonce(run_dir: Path) -> str:
     return json.loads(path.read_text())["nonce"] if path.exists() else "no-run"
 
 
-def _digest(*parts: str) -> str:
+def digest(*parts: str) -> str:
     h = hashlib.sha256()
     for p in parts:
         h.update(p.encode())
@@ -52,7 +52,7 @@ def _recipe_hash(parameters: dict[str, Any]) -> str:
 def split_cache_key(context: Any, parameters: dict[str, Any]) -> str:
     """Split of one input: its sha256, the shard size, the code version and the run."""
     shards_dir = Path(parameters["shards_dir"])
-    return _digest("split", sha256_file(Path(parameters["path"])), str(parameters["shard_lines"]),
+    return digest("split", sha256_file(Path(parameters["path"])), str(parameters["shard_lines"]),
                    parameters["stem"], code_version(), run_nonce(shards_dir.parent), str(shards_dir))
 
 
@@ -62,5 +62,5 @@ def shard_cache_key(context: Any, parameters: dict[str, Any]) -> str:
     task_name = context.task.name if context is not None and getattr(context, "task", None) else "shard"
     folder = shard.get("work") or shard["path"]
     run_dir = Path(folder).parent.parent
-    return _digest(task_name, shard["sha256"], _recipe_hash(parameters), code_version(), run_nonce(run_dir),
+    return digest(task_name, shard["sha256"], _recipe_hash(parameters), code_version(), run_nonce(run_dir),
                    folder)

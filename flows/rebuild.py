@@ -14,7 +14,7 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows.caching import _digest
+from flows.caching import digest
 from flows.sharded import DEFAULT_SHARD_LINES, build_run, load_any_recipe, open_run, quiet, task_runner
 from flows.shards import read_marker
 from schemas.config import OrchestrateConfig
@@ -38,7 +38,7 @@ def expand_inputs(inputs: list[str]) -> list[str]:
 
 def _fingerprint_key(context: Any, parameters: dict[str, Any]) -> str:
     st = Path(parameters["path"]).stat()
-    return _digest("sha256", str(Path(parameters["path"]).resolve()), str(st.st_size), str(st.st_mtime_ns))
+    return digest("sha256", str(Path(parameters["path"]).resolve()), str(st.st_size), str(st.st_mtime_ns))
 
 
 @task(name="sha256-input", retries=2, retry_delay_seconds=5, cache_key_fn=_fingerprint_key)

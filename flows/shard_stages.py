@@ -8,7 +8,6 @@ Each step skips a shard whose marker exists, and returns the counts its marker h
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from extractors.disclosures import DisclosureExtractor
