@@ -76,7 +76,7 @@ def assemble(shard_list: list[dict[str, Any]], inputs: list[dict[str, Any]], run
     for name, f in (("ingest", ingest), ("extract", extract)):
         (run / f"{name}_funnel.json").write_text(json.dumps(f.to_dict(), indent=2) + "\n")
     result = {
-        "ingest": {"raw_posts": [str(s.path / "kept.parquet") for s in shards],
+        "ingest": {"raw_posts": [str(s.path / "posts.parquet") for s in shards],
                    "quarantine": str(quarantine / "ingest.parquet"), "funnel": ingest.to_dict(),
                    "inputs": inputs},
         "extract": {"examples": str(run / "examples.parquet"), "disclosures": str(run / "disclosures.parquet"),

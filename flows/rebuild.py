@@ -2,7 +2,7 @@
 re-derive labels of the stored raw posts when the rules or vocabulary changed, and publish a new
 version whose manifest names its parent.
 
-Posts already filtered for the parent are reused from its run's shards (`kept.parquet`); they are
+Posts already filtered for the parent are reused from its run's shards (`posts.parquet`); they are
 replayed through the stateful filters so a repost in a new dump is still caught as a duplicate.
 """
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Per-shard build steps as plain functions over paths (no Prefect here; flows/sharded.py wires them).
 
 filter_shard (parallel): parse + stateless filters -> posts.parquet, quarantine-ingest.parquet
-dedupe_shards (sequential, shard order): stateful filters -> kept.parquet, quarantine-dedupe.parquet
+dedupe_shards (sequential, shard order): stateful filters -> dropped rows, quarantine-dedupe.parquet
 extract_shard (parallel): disclosures on kept posts -> examples.parquet, disclosures.parquet, ...
 Each step skips a shard whose marker exists, and returns the counts its marker holds.
 """
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from extractors.disclosures import DisclosureExtractor
@@ -70,7 +71,8 @@ def filter_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
 
 def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[str, Any]]:
     """Apply the stateful filters to every shard in order; finished shards are replayed (no writes)
-    so the filters' memory is the same as in an uninterrupted run."""
+    so the filters' memory is the same as in an uninterrupted run. A shard's marker lists the rows
+    of its posts.parquet that were dropped (no copy of the kept posts is written)."""
     recipe = load_saved_recipe(recipe_path)
     _, stateful = split_chain(filters_from_config(recipe.filters))
     results = []
@@ -80,25 +82,39 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
         posts = (RawPost(**row) for row in iter_rows(s.path / "posts.parquet"))
         if done is not None:
             for post in posts:
-                for f in stateful:
-                    if f.check(post) is not None:
-                        break
+                next((r for f in stateful if (r := f.check(post)) is not None), None)
             results.append({**done, "skipped": True})
             continue
         started = time.perf_counter()
-        funnel = Funnel()
-        kept_path, quarantine_path = s.path / "kept.parquet", s.path / "quarantine-dedupe.parquet"
-        with ParquetSink(tmp_name(kept_path), RAW_POSTS) as kept, \
-             ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
-            for post in run_filters(posts, stateful, funnel,
-                                    lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
-                kept.write(post.to_row())
+        funnel, dropped_rows = Funnel(), []
+        quarantine_path = s.path / "quarantine-dedupe.parquet"
+        with ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
+            for row, post in enumerate(posts):
+                funnel.read += 1
+                reason = next((r for f in stateful if (r := f.check(post)) is not None), None)
+                if reason is None:
+                    funnel.kept += 1
+                else:
+                    funnel.drop(reason)
+                    dropped_rows.append(row)
+                    dropped.write(_quarantine_row("ingest", post, reason))
         funnel.check(f"dedupe {s.name}")
-        commit([kept_path, quarantine_path])
-        result = _timed({"shard": s.name, "funnel": funnel.to_dict()}, started)
+        commit([quarantine_path])
+        result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
         write_marker(s.path, "dedupe", result)
         results.append({**result, "skipped": False})
     return results
+
+
+def kept_posts(shard: Shard) -> Iterator[RawPost]:
+    """The shard's posts that passed every filter: posts.parquet minus the rows dedupe dropped."""
+    done = read_marker(shard.path, "dedupe")
+    if done is None:
+        raise RuntimeError(f"{shard.path}: dedupe has not finished for this shard")
+    dropped = set(done["dropped_rows"])
+    for row, post in enumerate(iter_rows(shard.path / "posts.parquet")):
+        if row not in dropped:
+            yield RawPost(**post)
 
 
 def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
@@ -113,7 +129,7 @@ def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
     funnel = Funnel()
     s.labels_dir.mkdir(parents=True, exist_ok=True)
     out = {name: s.labels_dir / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
-    posts = (RawPost(**row) for row in iter_rows(s.path / "kept.parquet"))
+    posts = kept_posts(s)
     with ParquetSink(tmp_name(out["examples"]), EXAMPLES) as examples, \
          ParquetSink(tmp_name(out["disclosures"]), DISCLOSURES) as disclosures, \
          ParquetSink(tmp_name(out["quarantine-extract"]), QUARANTINE) as dropped:

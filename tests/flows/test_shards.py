@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from flows.shard_stages import dedupe_shards, filter_shard
+from flows.shard_stages import dedupe_shards, filter_shard, kept_posts
 from flows.shards import input_stems, read_marker, shard_lines, split_input, Shard
 from flows.stages import save_recipe
 from schemas.config import load_recipe
@@ -66,6 +66,8 @@ def test_duplicates_are_caught_across_shards_and_after_a_resume(tmp_path):
     again = dedupe_shards(shards, str(recipe))
     assert again[0]["skipped"] and not again[1]["skipped"]
     assert again[1]["funnel"] == first[1]["funnel"]
-    kept = pq.read_table(Path(shards[1]["path"]) / "kept.parquet").column("id").to_pylist()
+    kept = [p.id for p in kept_posts(Shard.from_dict(shards[1]))]
     assert "p6" not in kept and kept == ["p4", "p5"]
     assert read_marker(Path(shards[1]["path"]), "dedupe")["funnel"]["read"] == 3
+    quarantined = pq.read_table(Path(shards[1]["path"]) / "quarantine-dedupe.parquet").to_pylist()
+    assert [(q["post_id"], q["reason"], q["source_line"]) for q in quarantined] == [("p6", "duplicate", 7)]
