@@ -84,10 +84,10 @@ def read_entries(path: str | Path) -> list[Entry]:
 class Vocabulary:
     """Surface word -> canonical label, kind, exclusion and 10-dim vector."""
 
-    def __init__(self, entries: list[Entry], decomposition: Decomposition, version: str, sha256: str,
+    def __init__(self, entries: list[Entry], decomposition: Decomposition | None, version: str, sha256: str,
                  path: Path | None = None):
         self.entries = {e.surface: e for e in entries}  # a duplicated surface: the last row wins; check() reports it
-        self.decomposition = decomposition
+        self._decomposition = decomposition
         self.version = version
         self.sha256 = sha256
         self.path = path
@@ -100,13 +100,20 @@ class Vocabulary:
     @classmethod
     def load(cls, path: str | Path | None = None, decomposition: Decomposition | None = None) -> "Vocabulary":
         """The shipped vocabulary (declared version), or any file (version 'unversioned')."""
-        dec = decomposition or default_decomposition()
+        dec = decomposition
         if path is None:
             declared = declared_version()
             file = DATA_DIR / declared["file"]
             return cls(read_entries(file), dec, declared["version"], sha256_file(file), file)
         file = Path(path)
         return cls(read_entries(file), dec, "unversioned", sha256_file(file), file)
+
+    @property
+    def decomposition(self) -> Decomposition:
+        """Loaded on first use, so collapsing labels (in extraction workers) does not read it."""
+        if self._decomposition is None:
+            self._decomposition = default_decomposition()
+        return self._decomposition
 
     def __contains__(self, word: str) -> bool:
         return normalize(word) in self.entries
