@@ -11,6 +11,7 @@ from typing import Any
 
 from extractors.disclosures import DisclosureExtractor
 from extractors.examples import build_examples
+from extractors.vocabulary import Collapser
 from filters.base import run_filters
 from filters.reddit import filters_from_config
 from schemas.config import Recipe, recipe_from_dict
@@ -18,6 +19,7 @@ from schemas.funnel import Funnel
 from schemas.lexicon import data_versions, sha256_file
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RAW_POSTS, Malformed, RawPost
 from schemas.versioning import code_version
+from schemas.vocabulary import vocabulary_version
 from sources.dumps import DumpError, read_dump
 from warehouse.layout import Warehouse
 from warehouse.parquet import ParquetSink, iter_rows
@@ -80,6 +82,7 @@ def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str)
     funnel = Funnel()
     extractor = DisclosureExtractor(batch_size=recipe.extract.batch_size)
     posts = (RawPost(**row) for row in iter_rows(raw_posts))
+    collapser = Collapser()
     with ParquetSink(run / "examples.parquet", EXAMPLES) as examples, \
          ParquetSink(run / "disclosures.parquet", DISCLOSURES) as disclosures, \
          ParquetSink(quarantine / "extract.parquet", QUARANTINE) as dropped:
@@ -90,11 +93,14 @@ def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str)
         for ex in build_examples(posts, extractor, recipe.extract, funnel,
                                  on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
                                  on_disclosures=on_found):
+            collapser.observe(ex.surfaces)
             examples.write(ex.to_row())
     funnel.check("extract")
     _write_funnel(run / "extract_funnel.json", funnel)
+    (run / "unmapped.json").write_text(json.dumps(collapser.report(), indent=2) + "\n")
     return {"examples": str(run / "examples.parquet"), "disclosures": str(run / "disclosures.parquet"),
-            "funnel": funnel.to_dict()}
+            "funnel": funnel.to_dict(), "unmapped": collapser.summary(),
+            "unmapped_report": str(run / "unmapped.json")}
 
 
 def total_funnel(*stages: dict[str, Any]) -> dict[str, Any]:
@@ -120,6 +126,7 @@ def publish(examples: str, warehouse_root: str, recipe_path: str, run_id: str,
         "code_version": code_version(),
         "lexicon_version": versions["lexicon"]["version"],
         "decomposition_version": versions["decomposition"]["version"],
+        "vocabulary_version": vocabulary_version(),
     }
     release = publish_release(Path(examples), Warehouse.at(warehouse_root), recipe, extra)
     return {"dataset": release.dataset, "version": release.version, "path": str(release.path),
