@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from importlib import import_module
 
@@ -22,6 +23,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `express vocab | head` ends quietly
     args = parser().parse_args(argv)
     return int(args.func(args) or 0)
 
