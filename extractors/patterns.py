@@ -23,6 +23,7 @@ PRONOUN_LIKE = {"she", "he", "we", "they", "this", "that", "these", "those", "i"
                 "yours", "hers", "ours", "theirs", "being", "others", "other"}
 NEGATORS = {"not", "n't", "nt", "never", "no", "nor", "neither", "without"}
 NEGATING_PAIRS = {("no", "longer"), ("no", "more")}
+NOT_NEGATING_AFTER = {"help", "only"}  # "I can't help but feel", "not only ... but"
 # Words that may stand between "I" and feel/felt without making "I" someone else's subject.
 SELF = {"myself", "me"}
 HEDGE_NOUNS = {"kind", "sort"}  # "kind of", "sort of" are hedges, not the lexicon word "kind"
@@ -70,6 +71,17 @@ def coarse(tok: Token) -> str:
 
 _AUX_FORMS = {"be", "am", "is", "are", "was", "were", "been", "being", "'m", "m", "'re", "'s",
               "have", "has", "had", "having", "'ve", "ve", "'d", "do", "does", "did", "ca", "wo"}
+
+
+def _negates(toks: list[str]) -> bool:
+    """Does a negator govern these words? ("can't help but feel" is no negation.)"""
+    for k, t in enumerate(toks):
+        nxt = toks[k + 1] if k + 1 < len(toks) else ""
+        if t in NEGATORS and nxt not in NOT_NEGATING_AFTER:
+            return True
+        if (t, nxt) in NEGATING_PAIRS:
+            return True
+    return False
 
 
 def _word_start(doc: Doc, i: int) -> bool:
@@ -157,10 +169,7 @@ class PatternMatcher:
 
     @staticmethod
     def _negated(doc: Doc, start: int, end: int) -> bool:
-        toks = [norm(t) for t in doc[start:end]]
-        if any(t in NEGATORS for t in toks):
-            return True
-        return any(pair in NEGATING_PAIRS for pair in zip(toks, toks[1:]))
+        return _negates([norm(t) for t in doc[start:end]])
 
     # -- family 2: I'm / Im / I am / I was / I have been / I had been + up to 3 words (adjectives)
     def _family2(self, doc: Doc) -> Iterator[Hit]:
@@ -183,8 +192,8 @@ class PatternMatcher:
     # -- family 3: a sentence whose "feeling" has no noun, proper noun or pronoun before it
     def _family3(self, doc: Doc, starts: list[int]) -> Iterator[Hit]:
         for v in doc:
-            if norm(v) != "feeling":
-                continue
+            if norm(v) != "feeling" or v.tag_ != "VBG":
+                continue  # "the feeling of ..." is a noun, not a disclosure
             begin = max((s for s in starts if s <= v.i), default=None)
             if begin is None:
                 continue
@@ -218,7 +227,7 @@ class PatternMatcher:
                 return  # "I am feeling ..." belongs to family 1
             end = self.lexicon_span(doc, i)
             if end > 0:
-                rule = self._blocked(doc, i, before, masked_at, adj_only)
+                rule = self._blocked(doc, i, end, before, masked_at, adj_only)
                 if rule is None:
                     neg = negated or self._negated_in(before)
                     yield Hit(i, end, pattern, self._rule_name(pattern, before), neg)
@@ -234,8 +243,7 @@ class PatternMatcher:
 
     @staticmethod
     def _negated_in(before: list[Token]) -> bool:
-        toks = [norm(t) for t in before]
-        return any(t in NEGATORS for t in toks) or any(p in NEGATING_PAIRS for p in zip(toks, toks[1:]))
+        return _negates([norm(t) for t in before])
 
     @staticmethod
     def _rule_name(pattern: str, before: list[Token]) -> str:
@@ -243,9 +251,10 @@ class PatternMatcher:
         return f"{pattern}:direct" if not before else f"{pattern}:after_modifiers"
 
     @staticmethod
-    def _blocked(doc: Doc, i: int, before: list[Token], masked_at: int, adj_only: bool) -> str | None:
-        """The masking rule that keeps word i unmasked, or None."""
-        tok = doc[i]
+    def _blocked(doc: Doc, i: int, end: int, before: list[Token], masked_at: int,
+                 adj_only: bool) -> str | None:
+        """The masking rule that keeps the word doc[i:end] unmasked, or None."""
+        tok = doc[end - 1]  # the head of "self-conscious" is "conscious"
         lows = [norm(t) for t in before]
         if any(w in PRONOUN_LIKE for w in lows):
             return "after_pronoun"
@@ -256,8 +265,6 @@ class PatternMatcher:
         if masked_at >= 0 and i >= 2 and masked_at == i - 2 and coarse(doc[i - 1]) == "ADP":
             return "after_masked_preposition"
         if adj_only:
-            if tok.tag_ not in ("JJ", "JJR", "JJS", "VBN"):
+            if tok.tag_ not in ("JJ", "JJR", "JJS"):
                 return "not_adjective"
-            if any(coarse(t) == "DET" and norm(t) in {"a", "an", "the"} for t in before):
-                return "attributive"  # "I was a weak man": the adjective describes a noun
         return None

@@ -33,7 +33,7 @@ _PRONOUNISH = regex.compile(
 # Phrase lengths of the paper (words after the trigger), plus words of tagging context.
 VERB_PHRASE = 4
 BE_PHRASE = 3
-CONTEXT_AFTER = 2
+CONTEXT_AFTER = 0
 WORDS_BEFORE_VERB = 5  # "I" + up to 3 words + the verb, and one word of context
 
 
@@ -102,7 +102,7 @@ class Prefilter:
                 if m.group("verb").lower() == "feeling" and not _PRONOUNISH.search(text, s_start, m.start()):
                     start = s_start  # family 3 needs the tags of the whole sentence prefix
             else:
-                start = self._before(text, m.start(), s_start, 1)
+                start = m.start()
             sites.append((start, end, start == s_start))
         return _merge(sites)
 
