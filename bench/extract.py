@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from extractors.disclosures import DisclosureExtractor  # noqa: E402
-from extractors.quality import score_spans  # noqa: E402
+from extractors.quality import score_reachable, score_spans  # noqa: E402
 from sources.demo import TEMPLATES  # noqa: E402
 
 DEFAULT_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
@@ -68,13 +68,16 @@ def main() -> None:
         cpu = time.process_time() - t0
         spans = score_spans(rows, found, include_negated=True)
         labels = score_spans(rows, found, include_negated=False)
+        reach = score_reachable(rows, found)
         print(f"dev segments: {len(rows)} segments, {words} words, {cpu:.2f} s CPU "
               f"-> {words / cpu:,.0f} words/s, {len(rows) / cpu:,.1f} segments/s (one core, CPU time)")
         print(f"  spans  (every disclosure found, negated or not) vs gold: {spans}")
         print(f"  labels (negated disclosures dropped, the default) vs gold: {labels}")
+        print(f"  spans the reference regexes could reach (no I'm feeling/don't feel/I've been/markdown): {reach}")
         out.update(words_per_s=round(words / cpu), precision=round(spans.precision, 4),
                    recall=round(spans.recall, 4), label_precision=round(labels.precision, 4),
-                   label_recall=round(labels.recall, 4), dev_segments=len(rows), dev_words=words)
+                   label_recall=round(labels.recall, 4), reachable_precision=round(reach.precision, 4),
+                   dev_segments=len(rows), dev_words=words)
     else:
         print(f"dev file {args.dev} not found: quality and words/s skipped")
 
