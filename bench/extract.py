@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from extractors.disclosures import DisclosureExtractor  # noqa: E402
+from extractors.nlp import load_nlp  # noqa: E402
 from extractors.quality import score_reachable, score_spans  # noqa: E402
 from sources.demo import TEMPLATES  # noqa: E402
 
@@ -54,6 +55,8 @@ def main() -> None:
     ap.add_argument("--dev", type=Path, default=DEFAULT_DEV if DEFAULT_DEV.exists() else FALLBACK_DEV)
     ap.add_argument("--posts", type=int, default=20000, help="synthetic posts")
     ap.add_argument("--disclosing", type=float, default=0.1, help="share of synthetic posts that disclose")
+    ap.add_argument("--with-parser", action="store_true",
+                    help="also time the full pipeline (parser + attribute ruler) on the dev file")
     args = ap.parse_args()
 
     ex = DisclosureExtractor()
@@ -78,6 +81,16 @@ def main() -> None:
                    recall=round(spans.recall, 4), label_precision=round(labels.precision, 4),
                    label_recall=round(labels.recall, 4), reachable_precision=round(reach.precision, 4),
                    dev_segments=len(rows), dev_words=words)
+        if args.with_parser:  # the same rules over the full pipeline (parser + attribute ruler)
+            full = DisclosureExtractor(nlp=load_nlp())
+            full.extract("I feel fine.")
+            t0 = time.process_time()
+            found_full = list(full.extract_many(r["text"] for r in rows))
+            cpu_full = time.process_time() - t0
+            spans_full = score_spans(rows, found_full, include_negated=True)
+            print(f"  with parser + attribute ruler: {words / cpu_full:,.0f} words/s, spans {spans_full}")
+            out.update(parser_words_per_s=round(words / cpu_full), parser_precision=round(spans_full.precision, 4),
+                       parser_recall=round(spans_full.recall, 4))
     else:
         print(f"dev file {args.dev} not found: quality and words/s skipped")
 

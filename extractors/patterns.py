@@ -140,7 +140,8 @@ class PatternMatcher:
             if subj is None:
                 continue
             negated = self._negated(doc, subj + 1, v.i)
-            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family1", negated, adj_only=False)
+            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family1", negated, adj_only=False,
+                                    trigger=f"i+{norm(v)}")
 
     def _subject_before(self, doc: Doc, verb_i: int) -> int | None:
         """Index of "I" at most GAP words before the verb, when "I" is the verb's subject."""
@@ -178,7 +179,9 @@ class PatternMatcher:
                 continue
             after = self._be_trigger_end(doc, t.i)
             if after is not None:
-                yield from self._phrase(doc, after, BE_PHRASE, "family2", False, adj_only=True)
+                trigger = " ".join(norm(x) for x in doc[t.i:after]).replace(" '", "'").replace("i m", "im")
+                yield from self._phrase(doc, after, BE_PHRASE, "family2", False, adj_only=True,
+                                        trigger=trigger)
 
     @staticmethod
     def _be_trigger_end(doc: Doc, i: int) -> int | None:
@@ -200,10 +203,11 @@ class PatternMatcher:
             if any(coarse(t) in ("NOUN", "PROPN", "PRON") for t in doc[begin:v.i]):
                 continue
             negated = self._negated(doc, begin, v.i)
-            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family3", negated, adj_only=False)
+            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family3", negated, adj_only=False,
+                                    trigger="sentence-initial feeling")
 
     def _phrase(self, doc: Doc, start: int, window: int, pattern: str, negated: bool,
-                adj_only: bool) -> Iterator[Hit]:
+                adj_only: bool, trigger: str) -> Iterator[Hit]:
         """Apply the masking rules to the words of the phrase after a trigger."""
         words = 0
         before: list[Token] = []  # the phrase's words so far
@@ -230,7 +234,7 @@ class PatternMatcher:
                 rule = self._blocked(doc, i, end, before, masked_at, adj_only)
                 if rule is None:
                     neg = negated or self._negated_in(before)
-                    yield Hit(i, end, pattern, self._rule_name(pattern, before), neg)
+                    yield Hit(i, end, pattern, self._rule_name(pattern, trigger, before), neg)
                     if self.one_per_phrase:
                         return
                     masked_at = end - 1
@@ -246,9 +250,10 @@ class PatternMatcher:
         return _negates([norm(t) for t in before])
 
     @staticmethod
-    def _rule_name(pattern: str, before: list[Token]) -> str:
-        """Which rule admitted the word: directly after the trigger, or after hedges/intensifiers."""
-        return f"{pattern}:direct" if not before else f"{pattern}:after_modifiers"
+    def _rule_name(pattern: str, trigger: str, before: list[Token]) -> str:
+        """Auditable rule id: family, trigger, and whether hedges/intensifiers came first."""
+        how = "direct" if not before else "after_modifiers"
+        return f"{pattern}:{trigger}:{how}"
 
     @staticmethod
     def _blocked(doc: Doc, i: int, end: int, before: list[Token], masked_at: int,
