@@ -2,8 +2,8 @@
 
 Offsets are exact character offsets in the original text: each window is tagged on its own and
 its token offsets are shifted by the window start. The text spaCy sees is a same-length copy of
-the window with markdown marks blanked, curly apostrophes straightened and ALL-CAPS words
-lower-cased, so tags are better and offsets never drift.
+the window with markdown marks, control characters and odd spaces blanked, curly apostrophes
+straightened and ALL-CAPS words lower-cased, so tags are better and offsets never drift.
 """
 from __future__ import annotations
 
@@ -20,7 +20,10 @@ from extractors.patterns import PatternMatcher
 from extractors.prefilter import Prefilter, Window
 from extractors.vocabulary import label_for
 
-_BLANK = str.maketrans({"*": " ", "_": " ", "~": " ", "`": " ", "’": "'", "‘": "'", "#": " ", ">": " "})
+_ODD_SPACES = "\u00a0\u200b\u200c\u200d\u2060\ufeff\u2009\u200a\u202f\u3000" + "".join(
+    chr(c) for c in range(32) if chr(c) != "\n")
+_BLANK = str.maketrans({"*": " ", "_": " ", "~": " ", "`": " ", "’": "'", "‘": "'", "#": " ", ">": " ",
+                        **{c: " " for c in _ODD_SPACES}})
 _CAPS = regex.compile(r"\b[[:upper:]]{2,}\b")
 
 

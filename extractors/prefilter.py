@@ -16,8 +16,8 @@ import regex
 # One regex for all triggers; group `verb` opens families 1 and 3, group `be` family 2.
 TRIGGER = regex.compile(
     r"\b(?:(?P<verb>feel|felt|feeling)"
-    r"|(?P<be>i(?:[ \t]*['’][ \t]*m|m|[ \t]+am|[ \t]+was"
-    r"|(?:[ \t]*['’][ \t]*ve|ve|[ \t]+have|[ \t]*['’][ \t]*d|[ \t]+had)[ \t]+been)))\b",
+    r"|(?P<be>i(?:[^\S\n]*['’][^\S\n]*m|m|[^\S\n]+am|[^\S\n]+was"
+    r"|(?:[^\S\n]*['’][^\S\n]*ve|ve|[^\S\n]+have|[^\S\n]*['’][^\S\n]*d|[^\S\n]+had)[^\S\n]+been)))\b",
     regex.IGNORECASE,
 )
 # Sentence ends: terminal punctuation followed by space, or line breaks.
