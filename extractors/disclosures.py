@@ -46,6 +46,12 @@ class DisclosureExtractor:
     def extract(self, text: str) -> list[Disclosure]:
         return next(self.extract_many([text]))
 
+    def explain(self, text: str) -> list[Disclosure]:
+        """Like extract, plus the lexicon words a masking rule kept (rule `...:blocked_<why>`)."""
+        auditor = DisclosureExtractor(self.terms, self.nlp, self.batch_size, self.matcher.one_per_phrase)
+        auditor.matcher.explain = True
+        return auditor.extract(text)
+
     def extract_many(self, texts: Iterable[str]) -> Iterator[list[Disclosure]]:
         """One disclosure list per input text, in input order; spaCy sees candidate windows only."""
         it = iter(texts)

@@ -96,9 +96,10 @@ def _is_word(tok: Token) -> bool:
 class PatternMatcher:
     """Finds maskable lexicon words after first-person disclosure triggers in one window."""
 
-    def __init__(self, terms: frozenset[str], one_per_phrase: bool = True):
+    def __init__(self, terms: frozenset[str], one_per_phrase: bool = True, explain: bool = False):
         self.terms = frozenset(t.lower() for t in terms)
         self.one_per_phrase = one_per_phrase
+        self.explain = explain  # also yield the lexicon words a rule kept unmasked (for audits)
         self.multi = {tuple(t.replace("-", " - ").split()): t for t in self.terms if " " in t or "-" in t}
         self.multi_len = sorted({len(k) for k in self.multi}, reverse=True)
 
@@ -120,7 +121,9 @@ class PatternMatcher:
     def find(self, doc: Doc, sentence_start: bool = True) -> Iterator[Hit]:
         seen: set[int] = set()
         starts = self._sentence_starts(doc, sentence_start)
-        for hit in [*self._family1(doc), *self._family2(doc), *self._family3(doc, starts)]:
+        hits = [*self._family1(doc), *self._family2(doc), *self._family3(doc, starts)]
+        hits.sort(key=lambda h: ":blocked_" in h.rule)  # a masked reading wins over a blocked one
+        for hit in hits:
             if hit.start_token not in seen:
                 seen.add(hit.start_token)
                 yield hit
@@ -232,6 +235,9 @@ class PatternMatcher:
             end = self.lexicon_span(doc, i)
             if end > 0:
                 rule = self._blocked(doc, i, end, before, masked_at, adj_only)
+                if rule is not None and self.explain:
+                    yield Hit(i, end, pattern, f"{pattern}:{trigger}:blocked_{rule}",
+                              negated or self._negated_in(before))
                 if rule is None:
                     neg = negated or self._negated_in(before)
                     yield Hit(i, end, pattern, self._rule_name(pattern, trigger, before), neg)
@@ -264,7 +270,7 @@ class PatternMatcher:
         if any(w in PRONOUN_LIKE for w in lows):
             return "after_pronoun"
         if any(coarse(t) in ("VERB", "AUX", "PROPN") for t in before):
-            return "after_verb"
+            return "after_verb_or_name"
         if any(w in QUESTION for w in lows):
             return "after_question_word"
         if masked_at >= 0 and i >= 2 and masked_at == i - 2 and coarse(doc[i - 1]) == "ADP":

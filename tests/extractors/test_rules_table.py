@@ -122,3 +122,16 @@ def test_very_long_post_with_non_ascii(extractor):
     assert len(text) > 40_000
     (d,) = extractor.extract(text)
     assert text[d.start:d.end] == "anxious" and not d.negated
+
+
+@pytest.mark.parametrize("text, surface, reason", [
+    ("I feel he was sad.", "sad", "after_pronoun"),
+    ("I felt John was angry.", "angry", "after_verb_or_name"),
+    ("I feel lost and was happy.", "happy", "after_verb_or_name"),
+    ("I feel how happy he is.", "happy", "after_question_word"),
+    ("I'm in love with her.", "love", "not_adjective"),
+])
+def test_explain_names_the_rule_that_kept_a_word_unmasked(extractor, text, surface, reason):
+    assert extractor.extract(text) == []
+    (d,) = extractor.explain(text)
+    assert d.surface == surface and d.rule.endswith(":blocked_" + reason)
