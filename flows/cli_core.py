@@ -61,7 +61,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from extractors.jsonl import InputError, extract_jsonl
 
     try:
-        n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated)
+        n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated, workers=args.workers)
     except (InputError, FileNotFoundError) as exc:
         print(f"express extract: {exc}", file=sys.stderr)
         return 2
@@ -122,6 +122,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--keep-negated", action="store_true", help="mask negated disclosures too")
+    p.add_argument("--workers", type=int, default=1, help="processes to use (output is identical)")
     p.set_defaults(func=cmd_extract)
 
     p = sub.add_parser("score", help="EXPRESS metrics for a predictions file (JSONL or CSV)")
