@@ -12,6 +12,7 @@ from itertools import islice
 
 import regex
 from schemas.lexicon import lexicon_terms
+from schemas.vocabulary import default_vocabulary
 from schemas.records import Disclosure
 from spacy.language import Language
 
@@ -32,12 +33,18 @@ def tagging_text(window: str) -> str:
     return _CAPS.sub(lambda m: m.group().lower(), window.translate(_BLANK))
 
 
+def maskable_terms() -> frozenset[str]:
+    """Lexicon strings the vocabulary does not exclude as non-emotions or too ambiguous to mask."""
+    vocab = default_vocabulary()
+    return frozenset(t for t in lexicon_terms() if not vocab.excluded(t))
+
+
 class DisclosureExtractor:
     """Finds first-person emotion disclosures in texts; one instance per process."""
 
     def __init__(self, terms: frozenset[str] | None = None, nlp: Language | None = None,
                  batch_size: int = 256, one_per_phrase: bool = True):
-        self.terms = terms if terms is not None else lexicon_terms()
+        self.terms = terms if terms is not None else maskable_terms()
         self.nlp = nlp if nlp is not None else load_tagger()
         self.prefilter = Prefilter(self.terms)
         self.matcher = PatternMatcher(self.terms, one_per_phrase=one_per_phrase)
