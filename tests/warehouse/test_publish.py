@@ -13,11 +13,15 @@ from warehouse.publish import PublishError, publish_release
 from warehouse.splits import split_for
 
 
+WORDS = ("sad", "happy", "guilty", "scared", "tired", "lonely", "proud", "calm")
+
+
 def _examples(path, n=60):
     with ParquetSink(path, EXAMPLES) as sink:
         for i in range(n):
             for seg in range(2):  # two segments per post: must share a split
-                sink.write(Example(f"p{i}", seg, "sub", 0, "I feel sad", "I feel <mask>", ["sad"], ["sad"], ["family1"]).to_row())
+                w = WORDS[(i + seg) % len(WORDS)]
+                sink.write(Example(f"p{i}", seg, "sub", 0, f"I feel {w}", "I feel <mask>", [w], [w], ["family1"]).to_row())
     return path
 
 
