@@ -15,6 +15,9 @@ class ConfigError(ValueError):
 class DatasetConfig:
     name: str = "express"
     description: str = ""
+    pretty_name: str = ""
+    license: str = "other"  # the Hugging Face card licence id
+    license_name: str = "express-research-use"
 
 
 @dataclass(frozen=True)
