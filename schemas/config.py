@@ -67,6 +67,7 @@ class GateConfig:
     max_label_share: float = 0.25
     max_js_divergence: float = 0.2
     examples_per_failure: int = 5
+    data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
 
 
 @dataclass(frozen=True)
