@@ -160,7 +160,9 @@ def test_diff_reports_rows_added_and_removed_and_label_change(demo_build, tmp_pa
 
 def test_build_with_a_failing_gate_exits_non_zero_and_publishes_nothing(prefect_harness, demo_dump, tmp_path, capsys):
     cfg = tmp_path / "strict.toml"
-    cfg.write_text((REPO / "configs" / "demo.toml").read_text() + "\n[gate]\nmax_label_share = 0.01\n")
+    demo = (REPO / "configs" / "demo.toml").read_text()
+    assert "max_label_share = 0.25" in demo
+    cfg.write_text(demo.replace("max_label_share = 0.25", "max_label_share = 0.01"))
     wh = tmp_path / "wh"
     assert cli(["build", "--input", str(demo_dump), "--config", str(cfg), "--warehouse", str(wh)]) != 0
     err = capsys.readouterr().err
