@@ -3,6 +3,8 @@
 Cross-row facts (post in two splits, label shares, drift against the parent release) are
 computed here as columns/tables, so that GX checks them like any other value and reports the
 offending rows. The vocabulary is pluggable: any set of allowed labels with a name and version.
+GX validates pandas frames, so the checked columns of one release are held in memory (releases
+are tens of thousands of rows; the raw dumps never are).
 """
 from __future__ import annotations
 
@@ -154,7 +156,7 @@ def format_failures(failures: list[dict[str, Any]]) -> str:
             continue
         n, rows = f.get("unexpected_count"), f.get("rows")
         where = f"on {n} of {rows} rows" if n is not None else f"observed {f.get('observed_value')!r}"
-        examples = json.dumps(f.get("examples", []), default=str)[:400]
+        examples = json.dumps(f.get("examples", []), default=str)[:600]
         lines.append(f"{f['suite']}: {f['expectation']} {json.dumps(f['kwargs'], default=str)} "
                      f"({f['check']}) failed {where}; examples: {examples}")
     return "\n".join(lines)

@@ -43,7 +43,7 @@ def validate_tables(
 
     ctx = _context(docs_dir)
     source = ctx.data_sources.add_pandas("express")
-    result_format = {"result_format": "SUMMARY", "partial_unexpected_count": max(1, examples_per_failure)}
+    base_format = {"result_format": "SUMMARY", "partial_unexpected_count": max(1, examples_per_failure)}
     out: list[dict[str, Any]] = []
     failures: list[dict[str, Any]] = []
     definitions = []
@@ -60,6 +60,9 @@ def validate_tables(
                                                    meta={"version": suite_data["version"]}))
         vd = ctx.validation_definitions.add(gx.ValidationDefinition(name=suite_data["name"], data=batch_def, suite=suite))
         definitions.append(vd)
+        result_format = dict(base_format)
+        if suite_data.get("id_columns"):  # failing rows are reported with their ids
+            result_format["unexpected_index_column_names"] = list(suite_data["id_columns"])
         res = vd.run(batch_parameters={"dataframe": tables[table]}, expectation_parameters=parameters,
                      result_format=result_format).to_json_dict()
         out.append({"name": suite_data["name"], "version": suite_data["version"], "table": table,
@@ -99,10 +102,22 @@ def _failure(suite: str, r: dict[str, Any], n: int) -> dict[str, Any]:
         "unexpected_count": res.get("unexpected_count"),
         "unexpected_percent": res.get("unexpected_percent"),
         "observed_value": res.get("observed_value"),
-        "examples": _plain(res.get("partial_unexpected_list", [])[:n]),
+        "examples": _plain((res.get("partial_unexpected_index_list") or res.get("partial_unexpected_list") or [])[:n]),
         "exception": exc.get("exception_message") if exc.get("raised_exception") else None,
     }
 
 
-def _plain(values: list[Any]) -> list[Any]:
-    return [v if isinstance(v, (str, int, float, bool, type(None), list, dict)) else str(v) for v in values]
+def _plain(value: Any, limit: int = 160) -> Any:
+    """JSON-safe copy of GX example values (numpy scalars to Python, long texts shortened)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, limit) for v in value]
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[:limit] + "..."
+    if hasattr(value, "item") and not isinstance(value, (bytes, bytearray)):
+        try:
+            return value.item()
+        except (TypeError, ValueError):
+            pass
+    return value if isinstance(value, (int, float, bool, type(None))) else str(value)

@@ -133,7 +133,7 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
         "split_mode": "test_only" if recipe.splits.test_only else "hash",
         "config": recipe.to_dict(),
         "code_version": code_version(),
-        "vocabulary": gate.get("vocabulary") if gate else None,
+        "vocabulary": gate.get("vocabulary") if gate else _describe_vocabulary(vocabulary),
         "gate": gate,
         **extra,
     }
@@ -160,6 +160,12 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
     summary = dict(result.summary)
     summary["results"] = "gate/results.json"
     return summary
+
+
+def _describe_vocabulary(vocabulary: Any) -> dict[str, Any]:
+    from warehouse.gate import default_vocabulary
+
+    return (vocabulary or default_vocabulary()).describe()
 
 
 def _count_masks(files: dict[str, Path]) -> dict[str, int]:

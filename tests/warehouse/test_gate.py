@@ -77,7 +77,10 @@ def test_post_in_two_splits_label_share_and_vocabulary_are_checked_by_gx(tmp_pat
     checks = _failures_by_check(result.summary)
     assert not result.success
     assert checks["no post id in two splits"]["unexpected_count"] == 2  # p3 in train and in test
-    assert checks["no single label above the configured share"]["examples"] == [pytest.approx(36 / 71)]
+    assert checks["no single label above the configured share"]["examples"] == [
+        {"label": "sad", "share": pytest.approx(36 / 71)}]
+    assert {"post_id": "p3", "segment_index": 1} in [
+        {k: e[k] for k in ("post_id", "segment_index")} for e in checks["no post id in two splits"]["examples"]]
     assert checks["every label in the vocabulary"]["unexpected_count"] == 5  # "calm" rows
     assert result.summary["vocabulary"] == {"name": "tiny", "version": "0", "size": 7}
 
