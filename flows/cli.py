@@ -11,6 +11,7 @@ from importlib import import_module
 COMMAND_MODULES = [
     "flows.cli_core",
     "flows.cli_vocab",
+    "flows.cli_release",
 ]
 
 

@@ -1,4 +1,4 @@
-"""Core `express` commands: demo, build, extract, score, evaluate, releases."""
+"""Core `express` commands: demo, build, extract, score, evaluate (releases moved to cli_release)."""
 from __future__ import annotations
 
 import argparse
@@ -94,16 +94,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_releases(args: argparse.Namespace) -> int:
-    from warehouse.layout import Warehouse
-
-    wh = Warehouse.at(args.warehouse)
-    for manifest in sorted(wh.root.glob("*/v*/manifest.json")):
-        m = json.loads(manifest.read_text())
-        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}")
-    return 0
-
-
 def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("demo", help="generate the demo corpus, build a release and score a baseline")
@@ -140,9 +130,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int)
     warehouse_arg(p)
     p.set_defaults(func=cmd_evaluate)
-
-    p = sub.add_parser("releases", help="list published releases")
-    warehouse_arg(p)
-    p.set_defaults(func=cmd_releases)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from extractors.disclosures import DisclosureExtractor
 from extractors.examples import build_examples
 from extractors.vocabulary import Collapser
+from extractors.segmentation import Segmenter
 from filters.base import run_filters
 from filters.reddit import filters_from_config
 from schemas.config import Recipe, recipe_from_dict
@@ -92,7 +93,7 @@ def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str)
 
         for ex in build_examples(posts, extractor, recipe.extract, funnel,
                                  on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
-                                 on_disclosures=on_found):
+                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
             collapser.observe(ex.surfaces)
             examples.write(ex.to_row())
     funnel.check("extract")
@@ -127,6 +128,7 @@ def publish(examples: str, warehouse_root: str, recipe_path: str, run_id: str,
         "lexicon_version": versions["lexicon"]["version"],
         "decomposition_version": versions["decomposition"]["version"],
         "vocabulary_version": vocabulary_version(),
+        "segmentation": Segmenter(recipe.segment).describe(),
     }
     release = publish_release(Path(examples), Warehouse.at(warehouse_root), recipe, extra)
     return {"dataset": release.dataset, "version": release.version, "path": str(release.path),

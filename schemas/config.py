@@ -15,6 +15,9 @@ class ConfigError(ValueError):
 class DatasetConfig:
     name: str = "express"
     description: str = ""
+    pretty_name: str = ""
+    license: str = "other"  # the Hugging Face card licence id
+    license_name: str = "express-research-use"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,30 @@ class SplitConfig:
     validation: float = 0.1
     test: float = 0.1
     seed: str = "express"
+    test_only: bool = False  # as the paper: every example goes to the test split
+
+
+@dataclass(frozen=True)
+class SegmentConfig:
+    """Paper segmentation: posts over max_tokens become windows around groups of masks."""
+
+    max_tokens: int = 512
+    group_tokens: int = 256
+    half_window: int = 255
+    tokenizer: str = "regex-wordpiece"
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Quality-gate thresholds; the expectation suites themselves live in schemas/expectations/."""
+
+    enabled: bool = True
+    min_text_chars: int = 10
+    max_text_chars: int = 20000
+    max_label_share: float = 0.25
+    max_js_divergence: float = 0.2
+    examples_per_failure: int = 5
+    data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
 
 
 @dataclass(frozen=True)
@@ -57,6 +84,8 @@ class Recipe:
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     splits: SplitConfig = field(default_factory=SplitConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+    segment: SegmentConfig = field(default_factory=SegmentConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
     source_path: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,6 +146,12 @@ def validate(recipe: Recipe, where: str) -> None:
     e = recipe.extract
     if not 1 <= e.min_masks <= e.max_masks:
         raise ConfigError(f"{where} [extract]: need 1 <= min_masks <= max_masks")
+    g = recipe.gate
+    if not (0 <= g.min_text_chars <= g.max_text_chars and 0 < g.max_label_share <= 1 and g.max_js_divergence >= 0):
+        raise ConfigError(f"{where} [gate]: need 0 <= min_text_chars <= max_text_chars, 0 < max_label_share <= 1")
+    sg = recipe.segment
+    if not 0 < sg.group_tokens < sg.max_tokens or sg.half_window <= 0:
+        raise ConfigError(f"{where} [segment]: need 0 < group_tokens < max_tokens and half_window > 0")
 
 
 def load_recipe(path: str | Path | None) -> Recipe:
