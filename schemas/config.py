@@ -25,6 +25,35 @@ class FilterConfig:
     drop_duplicates: bool = True
     min_words: int = 0
     max_words: int = 0  # 0 = no upper bound
+    # Added for issue #5 (all optional; the defaults keep the skeleton's behaviour):
+    bot_authors_file: str = "default"  # "default" = filters/data/bot_authors.txt, "" = none, else a path
+    nsfw_subreddits_file: str = "default"  # "default" = filters/data/nsfw_subreddits.txt, "" = none
+    drop_stickied: bool = True  # stickied or moderator/admin-distinguished posts count as bot boilerplate
+    drop_crossposts: bool = True
+    languages: tuple[str, ...] = ()  # e.g. ["en"]; empty = no language filter
+    min_language_confidence: float = 0.5
+    near_duplicate_threshold: float = 0.0  # Jaccard threshold for MinHash near duplicates; 0 = off
+    minhash_permutations: int = 64
+    shingle_words: int = 3
+    scrub_pii: bool = True  # u/ handles, e-mails, URLs, phone numbers -> placeholders; author blanked
+
+
+@dataclass(frozen=True)
+class SourcesConfig:
+    """Where posts come from: the dump files given with --input, or a praw scrape of the live API."""
+
+    kind: str = "dumps"  # "dumps" | "praw"
+    listing: str = "search"  # search | new | top | hot
+    subreddits: tuple[str, ...] = ("all",)
+    terms: tuple[str, ...] = ()  # search terms; empty = every EXPRESS lexicon term
+    sort: str = "new"  # search sort: relevance | hot | top | new | comments
+    time_filter: str = "all"  # hour | day | week | month | year | all (search and top)
+    limit: int = 1000  # items per query; Reddit listings stop near 1,000
+    include_comments: bool = False
+    praw_site: str = "DEFAULT"  # praw.ini section; credentials come from praw.ini or praw_* env vars
+    max_retries: int = 5
+    backoff_seconds: float = 2.0
+    max_backoff_seconds: float = 120.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +86,7 @@ class Recipe:
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     splits: SplitConfig = field(default_factory=SplitConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+    sources: SourcesConfig = field(default_factory=SourcesConfig)
     source_path: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,6 +144,13 @@ def validate(recipe: Recipe, where: str) -> None:
     ratios = (s.train, s.validation, s.test)
     if any(r < 0 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-9:
         raise ConfigError(f"{where} [splits]: train+validation+test must be 1.0, got {sum(ratios)}")
+    src = recipe.sources
+    if src.kind not in ("dumps", "praw"):
+        raise ConfigError(f"{where} [sources]: kind must be 'dumps' or 'praw', got {src.kind!r}")
+    if src.listing not in ("search", "new", "top", "hot"):
+        raise ConfigError(f"{where} [sources]: listing must be search, new, top or hot, got {src.listing!r}")
+    if not 0.0 <= recipe.filters.near_duplicate_threshold <= 1.0:
+        raise ConfigError(f"{where} [filters]: near_duplicate_threshold must be within 0..1")
     e = recipe.extract
     if not 1 <= e.min_masks <= e.max_masks:
         raise ConfigError(f"{where} [extract]: need 1 <= min_masks <= max_masks")
