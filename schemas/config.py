@@ -54,6 +54,8 @@ class SourcesConfig:
     max_retries: int = 5
     backoff_seconds: float = 2.0
     max_backoff_seconds: float = 120.0
+    oauth_url: str = ""  # "" = praw's default (https://oauth.reddit.com); set only for a test server
+    reddit_url: str = ""  # "" = praw's default (https://www.reddit.com)
 
 
 @dataclass(frozen=True)
