@@ -94,6 +94,17 @@ def ingest(inputs: list[str], run_dir: str, quarantine_dir: str, recipe_path: st
             "filter_data": filter_data_versions(recipe.filters)}
 
 
+def scrape(out_dir: str, recipe_path: str) -> dict[str, Any]:
+    """Scrape the live API as the recipe's [sources] asks into a JSONL dump (resumable); returns its path."""
+    from schemas.lexicon import lexicon_terms
+    from sources.praw_source import query_record, scrape_to_jsonl
+
+    cfg = load_saved_recipe(recipe_path).sources
+    terms = list(cfg.terms) or sorted(lexicon_terms())
+    path = scrape_to_jsonl(cfg, terms if cfg.listing == "search" else [], out_dir)
+    return {"path": str(path), "query": query_record(cfg, terms if cfg.listing == "search" else [])}
+
+
 def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str) -> dict[str, Any]:
     """Detect disclosures in kept posts and write examples (masked text + labels) and disclosures."""
     recipe = load_saved_recipe(recipe_path)
