@@ -27,7 +27,9 @@ class FakeReddit:
         self.submissions = submissions
         self.comments = comments or {}
         self.page_size = page_size
-        self.fail_next: list[int] = []  # statuses for the next listing requests, in order
+        self.fail_next: list[int] = []  # statuses for the next API requests, in order
+        self.fail_on: dict[int, int] = {}  # 1-based API request number -> status to answer it with
+        self.api_calls = 0
         self.requests: list[dict[str, Any]] = []
         self.errors_served: list[int] = []
         self._lock = threading.Lock()
@@ -72,8 +74,9 @@ class FakeReddit:
         if method == "POST" and parts == ["api", "v1", "access_token"]:
             return 200, {"access_token": TOKEN, "token_type": "bearer", "expires_in": 3600, "scope": "*"}
         with self._lock:
-            if self.fail_next:
-                status = self.fail_next.pop(0)
+            self.api_calls += 1
+            status = self.fail_on.pop(self.api_calls, None) or (self.fail_next.pop(0) if self.fail_next else None)
+            if status:
                 self.errors_served.append(status)
                 return status, {"message": "fake failure", "error": status}
         if len(parts) == 3 and parts[0] == "r" and parts[2] in ("search", "new", "hot", "top"):
