@@ -46,9 +46,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     prefect_env.configure()
     from flows.build import build_flow
+    from schemas.config import load_recipe
     from warehouse.layout import Warehouse
 
     try:
+        if not args.input and not args.praw_query and load_recipe(args.config).sources.kind != "praw":
+            raise ValueError("no input: give --input FILE, --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
         built = build_flow([str(Path(p)) for p in args.input or []], str(Warehouse.at(args.warehouse).root),
                            args.config, praw_terms=args.praw_query or None)
     except Exception as exc:  # one-line reason, non-zero exit: nothing was published

@@ -151,6 +151,8 @@ def validate(recipe: Recipe, where: str) -> None:
         raise ConfigError(f"{where} [sources]: kind must be 'dumps' or 'praw', got {src.kind!r}")
     if src.listing not in ("search", "new", "top", "hot"):
         raise ConfigError(f"{where} [sources]: listing must be search, new, top or hot, got {src.listing!r}")
+    if src.time_filter not in ("hour", "day", "week", "month", "year", "all"):
+        raise ConfigError(f"{where} [sources]: time_filter must be hour, day, week, month, year or all")
     if not 0.0 <= recipe.filters.near_duplicate_threshold <= 1.0:
         raise ConfigError(f"{where} [filters]: near_duplicate_threshold must be within 0..1")
     e = recipe.extract

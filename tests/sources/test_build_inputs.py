@@ -186,3 +186,10 @@ def _toml(data: dict) -> str:
     def val(v):
         return json.dumps(v) if not isinstance(v, bool) else str(v).lower()
     return "\n".join(f"[{sec}]\n" + "\n".join(f"{k} = {val(v)}" for k, v in body.items()) for sec, body in data.items()) + "\n"
+
+
+def test_build_without_any_input_fails_with_one_line(tmp_path, capsys):
+    code = express(["build", "--warehouse", str(tmp_path / "wh"), "--config", str(REPO / "configs" / "dumps.toml")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and err == ["express build: nothing published: no input: give --input FILE, --praw-query TERM, "
+                                 "or a recipe with [sources] kind = \"praw\""]
