@@ -7,6 +7,8 @@ from typing import Any
 
 from schemas.records import RawPost
 
+SAMPLE_CHARS = 1000  # the language of a post is clear from its first ~150 words; longer costs time
+
 
 @lru_cache(maxsize=1)
 def identifier() -> Any:
@@ -17,7 +19,7 @@ def identifier() -> Any:
 
 
 def detect(text: str) -> tuple[str, float]:
-    lang, prob = identifier().classify(text)
+    lang, prob = identifier().classify(text[:SAMPLE_CHARS])
     return str(lang), float(prob)
 
 

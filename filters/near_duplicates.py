@@ -1,13 +1,14 @@
-"""Near-duplicate filter: MinHash signatures of word shingles in an LSH index (datasketch).
+"""Near-duplicate filter: MinHash signatures of word shingles, banded LSH, candidates verified.
 
-Stateful: the index holds one signature per kept post (num_perm * 8 bytes plus LSH
-buckets), so memory grows with the number of kept posts, not with what is dropped.
+Stateful: per kept post it keeps the signature (num_perm * 4 bytes) and one int per LSH band
+(about 1.5 KB per kept post at 64 permutations), so memory grows with kept posts only.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy as np
 import regex
 from datasketch import MinHash, MinHashLSH
 
@@ -33,28 +34,32 @@ class NearDuplicateFilter:
     num_perm: int = 64
     shingle_words: int = 3
     name: str = "near_duplicate"
-    _lsh: Any = field(init=False, repr=False)
-    _perm: Any = field(init=False, repr=False)
-    _scheme: Any = field(init=False, repr=False)
-    _n: int = field(default=0, init=False)
+    _template: Any = field(init=False, repr=False)
+    _bands: list[dict[int, int]] = field(init=False, repr=False)
+    _sigs: list[np.ndarray] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # LSH tuned for few false negatives; candidates are then checked against the threshold.
-        self._lsh = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm, weights=(0.05, 0.95))
-        self._sigs: dict[str, MinHash] = {}
-        template = MinHash(num_perm=self.num_perm, seed=1)
-        self._perm, self._scheme = template.permutations, template.scheme
+        self._template = MinHash(num_perm=self.num_perm, seed=1)
+        # datasketch picks bands x rows; weighted towards few false negatives, candidates are verified.
+        probe = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm, weights=(0.05, 0.95))
+        self._b, self._r = probe.b, probe.r
+        self._bands = [{} for _ in range(self._b)]
+        self._sigs = []
 
-    def signature(self, text: str) -> MinHash:
-        m = MinHash(num_perm=self.num_perm, permutations=self._perm, scheme=self._scheme)
+    def signature(self, text: str) -> np.ndarray:
+        m = MinHash(num_perm=self.num_perm, permutations=self._template.permutations, scheme=self._template.scheme)
         m.update_batch(shingles(text, self.shingle_words))
-        return m
+        return m.hashvalues.astype(np.uint32)
 
     def check(self, post: RawPost) -> str | None:
         sig = self.signature(post.text)
-        if any(sig.jaccard(self._sigs[key]) >= self.threshold for key in self._lsh.query(sig)):
-            return "near_duplicate"
-        self._n += 1
-        self._sigs[str(self._n)] = sig
-        self._lsh.insert(str(self._n), sig)
+        keys = [hash(sig[i * self._r:(i + 1) * self._r].tobytes()) for i in range(self._b)]
+        for band, key in zip(self._bands, keys):
+            other = band.get(key)
+            if other is not None and np.count_nonzero(self._sigs[other] == sig) / self.num_perm >= self.threshold:
+                return "near_duplicate"
+        idx = len(self._sigs)
+        self._sigs.append(sig)
+        for band, key in zip(self._bands, keys):
+            band.setdefault(key, idx)
         return None
