@@ -14,8 +14,9 @@ from schemas.records import RawPost
 
 EMAIL = regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 URL = regex.compile(
-    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]]+"
-    r"|\b(?:[\w-]+\.)+(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b(?:/[^\s<>()\[\]]*)?",
+    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]"
+    r"|\b(?:[\w-]+\.)+(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b"
+    r"(?:/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"])?/?",
     regex.IGNORECASE,
 )
 HANDLE = regex.compile(r"(?<![\w])/?(?:u|user)/[\w-]{2,20}", regex.IGNORECASE)

@@ -109,3 +109,17 @@ def test_missing_credentials_are_reported_without_values(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ScrapeError, match="praw credentials missing: set praw_client_id"):
         make_reddit(SourcesConfig(kind="praw"))
+
+
+def test_express_recipe_searches_every_lexicon_term_across_all_of_reddit_submissions_only():
+    from schemas.config import load_recipe
+    from schemas.lexicon import lexicon_terms
+    from sources.praw_source import queries, query_record
+
+    cfg = load_recipe("configs/express.toml").sources
+    terms = sorted(lexicon_terms())
+    qs = queries(cfg, terms)
+    assert cfg.kind == "praw" and not cfg.terms and not cfg.include_comments
+    assert len(qs) == len(terms) > 600 and {(q.listing, q.subreddit) for q in qs} == {("search", "all")}
+    record = query_record(cfg, terms)
+    assert record["terms"] == terms and not any("secret" in k or "client" in k for k in record)
