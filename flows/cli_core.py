@@ -46,12 +46,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     prefect_env.configure()
     from flows.build import build_flow
+    from schemas.config import load_recipe
     from warehouse.layout import Warehouse
 
     try:
-        built = build_flow([str(Path(p)) for p in args.input], str(Warehouse.at(args.warehouse).root), args.config)
+        if not args.input and not args.praw_query and load_recipe(args.config).sources.kind != "praw":
+            raise ValueError("no input: give --input FILE, --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
+        built = build_flow([str(Path(p)) for p in args.input or []], str(Warehouse.at(args.warehouse).root),
+                           args.config, praw_terms=args.praw_query or None)
     except Exception as exc:  # one-line reason, non-zero exit: nothing was published
-        print(f"express build: nothing published: {exc}", file=sys.stderr)
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"express build: nothing published: {reason}", file=sys.stderr)
         return 1
     print(built["release"]["manifest"])
     return 0
@@ -103,8 +108,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("build", help="build and publish a release from dump files")
-    p.add_argument("--input", action="append", required=True, help="dump file (.zst, .jsonl, .ndjson); repeatable")
+    p.add_argument("--input", action="append", help="dump file (.zst, .jsonl, .ndjson); repeatable")
     p.add_argument("--config", help="recipe TOML (default: built-in defaults)")
+    p.add_argument("--praw-query", action="append", metavar="TERM",
+                   help="scrape Reddit search for TERM with praw (repeatable; overrides [sources] terms)")
     warehouse_arg(p)
     p.set_defaults(func=cmd_build)
 

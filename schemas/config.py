@@ -28,6 +28,37 @@ class FilterConfig:
     drop_duplicates: bool = True
     min_words: int = 0
     max_words: int = 0  # 0 = no upper bound
+    # Added for issue #5 (all optional; the defaults keep the skeleton's behaviour):
+    bot_authors_file: str = "default"  # "default" = filters/data/bot_authors.txt, "" = none, else a path
+    nsfw_subreddits_file: str = "default"  # "default" = filters/data/nsfw_subreddits.txt, "" = none
+    drop_stickied: bool = True  # stickied or moderator/admin-distinguished posts count as bot boilerplate
+    drop_crossposts: bool = True
+    languages: tuple[str, ...] = ()  # e.g. ["en"]; empty = no language filter
+    min_language_confidence: float = 0.5
+    near_duplicate_threshold: float = 0.0  # Jaccard threshold for MinHash near duplicates; 0 = off
+    minhash_permutations: int = 64
+    shingle_words: int = 3
+    scrub_pii: bool = True  # u/ handles, e-mails, URLs, phone numbers -> placeholders; author blanked
+
+
+@dataclass(frozen=True)
+class SourcesConfig:
+    """Where posts come from: the dump files given with --input, or a praw scrape of the live API."""
+
+    kind: str = "dumps"  # "dumps" | "praw"
+    listing: str = "search"  # search | new | top | hot
+    subreddits: tuple[str, ...] = ("all",)
+    terms: tuple[str, ...] = ()  # search terms; empty = every EXPRESS lexicon term
+    sort: str = "new"  # search sort: relevance | hot | top | new | comments
+    time_filter: str = "all"  # hour | day | week | month | year | all (search and top)
+    limit: int = 1000  # items per query; Reddit listings stop near 1,000
+    include_comments: bool = False
+    praw_site: str = "DEFAULT"  # praw.ini section; credentials come from praw.ini or praw_* env vars
+    max_retries: int = 5
+    backoff_seconds: float = 2.0
+    max_backoff_seconds: float = 120.0
+    oauth_url: str = ""  # "" = praw's default (https://oauth.reddit.com); set only for a test server
+    reddit_url: str = ""  # "" = praw's default (https://www.reddit.com)
 
 
 @dataclass(frozen=True)
@@ -66,6 +97,8 @@ class GateConfig:
     max_text_chars: int = 20000
     max_label_share: float = 0.25
     max_js_divergence: float = 0.2
+    # label-share and drift bounds mean little on tiny releases: below this many masks they are skipped
+    min_masks_for_distribution: int = 100
     examples_per_failure: int = 5
     data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
 
@@ -86,6 +119,7 @@ class Recipe:
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
     segment: SegmentConfig = field(default_factory=SegmentConfig)
     gate: GateConfig = field(default_factory=GateConfig)
+    sources: SourcesConfig = field(default_factory=SourcesConfig)
     source_path: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -143,6 +177,15 @@ def validate(recipe: Recipe, where: str) -> None:
     ratios = (s.train, s.validation, s.test)
     if any(r < 0 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-9:
         raise ConfigError(f"{where} [splits]: train+validation+test must be 1.0, got {sum(ratios)}")
+    src = recipe.sources
+    if src.kind not in ("dumps", "praw"):
+        raise ConfigError(f"{where} [sources]: kind must be 'dumps' or 'praw', got {src.kind!r}")
+    if src.listing not in ("search", "new", "top", "hot"):
+        raise ConfigError(f"{where} [sources]: listing must be search, new, top or hot, got {src.listing!r}")
+    if src.time_filter not in ("hour", "day", "week", "month", "year", "all"):
+        raise ConfigError(f"{where} [sources]: time_filter must be hour, day, week, month, year or all")
+    if not 0.0 <= recipe.filters.near_duplicate_threshold <= 1.0:
+        raise ConfigError(f"{where} [filters]: near_duplicate_threshold must be within 0..1")
     e = recipe.extract
     if not 1 <= e.min_masks <= e.max_masks:
         raise ConfigError(f"{where} [extract]: need 1 <= min_masks <= max_masks")

@@ -72,7 +72,7 @@ def test_post_in_two_splits_label_share_and_vocabulary_are_checked_by_gx(tmp_pat
     train = _write(tmp_path / "train.parquet", _good())
     test = _write(tmp_path / "test.parquet", [_ex("p3", 1, "sad")] + [_ex(f"t{i}", 0, "sad") for i in range(30)])
     vocab = Vocabulary("tiny", "0", frozenset(WORDS) - {"calm"})
-    result = run_gate({"train": train, "test": test}, GateConfig(max_label_share=0.5), tmp_path / "gate",
+    result = run_gate({"train": train, "test": test}, GateConfig(max_label_share=0.5, min_masks_for_distribution=0), tmp_path / "gate",
                       vocabulary=vocab, data_docs=False)
     checks = _failures_by_check(result.summary)
     assert not result.success
@@ -89,8 +89,8 @@ def test_label_drift_against_the_parent_release_is_bounded(tmp_path):
     files = {"test": _write(tmp_path / "t.parquet", _good())}
     same = Counter({w: 5 for w in WORDS})
     shifted = Counter({"sad": 100, "happy": 1})
-    ok = run_gate(files, GateConfig(), tmp_path / "g1", parent=("v1", same), data_docs=False)
-    bad = run_gate(files, GateConfig(max_js_divergence=0.1), tmp_path / "g2", parent=("v1", shifted), data_docs=False)
+    ok = run_gate(files, GateConfig(min_masks_for_distribution=0), tmp_path / "g1", parent=("v1", same), data_docs=False)
+    bad = run_gate(files, GateConfig(max_js_divergence=0.1, min_masks_for_distribution=0), tmp_path / "g2", parent=("v1", shifted), data_docs=False)
     assert ok.success and ok.summary["label_js_divergence"] == pytest.approx(0.0, abs=1e-9)
     assert not bad.success
     assert "label-distribution drift" in bad.message()
@@ -118,3 +118,12 @@ def test_test_only_mode_puts_every_example_in_test(tmp_path):
     assert list(rel.split_files()) == ["test"]
     con = duckdb.connect(str(wh.catalog), read_only=True)
     assert con.execute("SELECT count(*) FROM express_v1_test").fetchone()[0] == 50
+
+
+def test_label_share_bound_is_skipped_below_the_minimum_number_of_masks(tmp_path):
+    lopsided = _write(tmp_path / "t.parquet", [_ex(f"p{i}", 0, "sad" if i % 3 else "happy") for i in range(30)])
+    small = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5), tmp_path / "g1", data_docs=False)
+    assert small.success and small.summary["distribution_checks"].startswith("skipped: 30 masks")
+    strict = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5, min_masks_for_distribution=30),
+                      tmp_path / "g2", data_docs=False)
+    assert not strict.success and "no single label above the configured share" in json.dumps(strict.summary["failures"])
