@@ -96,7 +96,7 @@ class ChatPredictor(BasePredictor):
         import openai
 
         key = cache_key(self.options.model, messages, self.params)
-        if self.cache and (hit := self.cache.get(key)) is not None:
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self._count("cache_hits")
             return Prediction(hit["content"], usage=hit.get("usage"), cached=True)
         retryable = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)
@@ -126,7 +126,7 @@ class ChatPredictor(BasePredictor):
             if usage:
                 for name, value in usage.items():
                     self._count(name, value)
-            if self.cache:
+            if self.cache is not None:
                 self.cache.put(key, {"content": content, "usage": usage, "model": resp.model,
                                      "finish_reason": resp.choices[0].finish_reason})
             return Prediction(content, usage=usage)
