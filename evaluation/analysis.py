@@ -108,6 +108,8 @@ def analyse(rows: Iterable[Row], dec: Decomposition, top_labels: int = 15, top_c
     for label, _ in human.most_common(10):
         preds = Counter({p: c for (g, p), c in pairs.items() if g == label})
         by_gold[label] = [[p, c] for p, c in preds.most_common(3)]
+    shown = [w for w, _ in human.most_common(top_labels)]
+    shown += [w for w, _ in model.most_common(top_labels) if w not in shown]
     return {
         "rows": n_rows,
         "masks": masks,
@@ -119,6 +121,7 @@ def analyse(rows: Iterable[Row], dec: Decomposition, top_labels: int = 15, top_c
         "per_dimension": per_dim,
         "confusions": [{"gold": g, "predicted": p, "count": c} for (g, p), c in pairs.most_common(top_confusions)],
         "label_confusions": by_gold,
+        "label_frequency": [{"label": w, "human": human[w], "model": model[w]} for w in shown],
         "distribution": {"human": distribution(human, top_labels), "model": distribution(model, top_labels),
                          "jensen_shannon_bits": jensen_shannon(human, model)},
         "intervals": {"level": 0.95, "samples": bootstrap, "seed": seed,

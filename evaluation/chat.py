@@ -53,7 +53,7 @@ class ChatPredictor(BasePredictor):
             raise ValueError("openai-compatible needs a model name (--model or [evaluate] model)")
         self.base_url = o.base_url or os.environ.get("OPENAI_BASE_URL", "")
         # Local servers accept any key; the client insists on one.
-        self._api_key = o.api_key or os.environ.get("OPENAI_API_KEY", "") or "EMPTY"
+        self._api_key = o.api_key or os.environ.get(o.api_key_env or "OPENAI_API_KEY", "") or "EMPTY"
         self.prompts = load_prompts(o.prompts_file or None)
         self.setting = self.prompts.get(o.setting)
         self.cache = ResponseCache(o.cache_dir) if o.cache_dir else None

@@ -23,6 +23,7 @@ class PredictorOptions:
     model: str = ""
     base_url: str = ""
     api_key: str = field(default="", repr=False)  # never stored, never logged
+    api_key_env: str = "OPENAI_API_KEY"  # the variable the key is read from when api_key is empty
     concurrency: int = 4
     timeout: float = 60.0
     max_retries: int = 5

@@ -9,6 +9,7 @@ from importlib import import_module
 # One line per command group; a new group adds its module here.
 COMMAND_MODULES = [
     "flows.cli_core",
+    "flows.cli_eval",
 ]
 
 
