@@ -68,12 +68,13 @@ class ChatPredictor(BasePredictor):
         return {"temperature": self.options.temperature, **({"max_tokens": max_tokens} if max_tokens else {})}
 
     def client(self) -> Any:
-        if self._client is None:
-            from openai import OpenAI
+        with self._lock:
+            if self._client is None:
+                from openai import OpenAI
 
-            self._client = OpenAI(base_url=self.base_url or None, api_key=self._api_key,
-                                  timeout=self.options.timeout, max_retries=0)
-        return self._client
+                self._client = OpenAI(base_url=self.base_url or None, api_key=self._api_key,
+                                      timeout=self.options.timeout, max_retries=0)
+            return self._client
 
     def fit(self, train: Iterable[dict[str, Any]]) -> None:
         if self.setting.examples > 0:

@@ -111,7 +111,7 @@ def evaluate_release(
     try:
         rows = islice(iter_rows(release.split_file(split)), limit)
         with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
-            for batch in _batches(rows, BATCH):
+            for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
                 for row, pred in zip(batch, runner.predict_many(batch)):
                     parsed = parse_answer(pred.output)
                     gold = list(row["surfaces"])
