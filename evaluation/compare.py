@@ -60,7 +60,7 @@ def format_comparison(result: dict[str, Any], alpha: float = 0.05) -> str:
 
     lines = [f"A = {result['a']}", f"B = {result['b']}",
              f"paired rows: {result['rows']} (only in A: {result['only_a']}, only in B: {result['only_b']})", "",
-             f"{'metric':<7} {'A':>8} {'B':>8} {'B-A':>8} {'p (Wilcoxon)':>13} {'d':>7}  "]
+             f"{'metric':<7} {'A':>8} {'B':>8} {'B-A':>8} {'p (Wilcoxon)':>13} {'d':>7}"]
     for m, r in result["metrics"].items():
         star = " *" if r["wilcoxon_p"] is not None and r["wilcoxon_p"] < alpha else ""
         lines.append(f"{m:<7} {r['a']:>8.4f} {r['b']:>8.4f} {r['delta']:>+8.4f} "

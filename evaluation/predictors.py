@@ -11,31 +11,36 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from schemas.config import EvaluateConfig
+
 PREDICTORS: dict[str, type["Predictor"]] = {}
 MASK = "<mask>"
+
+
+_D = EvaluateConfig()  # defaults live in the recipe schema, once
 
 
 @dataclass
 class PredictorOptions:
     """Everything a predictor may be configured with (from [evaluate] in the recipe, env or CLI)."""
 
-    setting: str = "zero-shot"
-    model: str = ""
-    base_url: str = ""
+    setting: str = _D.setting
+    model: str = _D.model
+    base_url: str = _D.base_url
     api_key: str = field(default="", repr=False)  # never stored, never logged
-    api_key_env: str = "OPENAI_API_KEY"  # the variable the key is read from when api_key is empty
-    concurrency: int = 4
-    timeout: float = 60.0
-    max_retries: int = 5
-    backoff: float = 1.0
-    temperature: float = 0.0
-    max_tokens: int = 0
-    seed: int = 0
-    context_words: int = 30
-    top_k: int = 5
+    api_key_env: str = _D.api_key_env  # the variable the key is read from when api_key is empty
+    concurrency: int = _D.concurrency
+    timeout: float = _D.timeout
+    max_retries: int = _D.max_retries
+    backoff: float = _D.backoff
+    temperature: float = _D.temperature
+    max_tokens: int = _D.max_tokens
+    seed: int = _D.seed
+    context_words: int = _D.context_words
+    top_k: int = _D.top_k
     cache_dir: str = ""
-    prompts_file: str = ""
-    embedding_model: str = ""
+    prompts_file: str = _D.prompts_file
+    embedding_model: str = _D.embedding_model
 
     def public(self) -> dict[str, Any]:
         """The options as stored with a run: without the key."""

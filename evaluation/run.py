@@ -105,7 +105,6 @@ def evaluate_release(
         "decomposition_version": data_versions()["decomposition"]["version"],
     }
     _write_json(out / "config.json", config)
-    scores = []
     usage: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     try:
@@ -115,7 +114,6 @@ def evaluate_release(
                 for row, pred in zip(batch, runner.predict_many(batch)):
                     parsed = parse_answer(pred.output)
                     gold = list(row["surfaces"])
-                    scores.append(score_row(gold, parsed, dec))
                     record: dict[str, Any] = {"post_id": row["post_id"], "segment_index": row["segment_index"],
                                               "labels": gold, "output": pred.output, "parsed": parsed}
                     for key in ("ranked", "usage", "error", "shots"):
@@ -133,7 +131,8 @@ def evaluate_release(
         config.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:500])
         _write_json(out / "config.json", config)
         raise
-    metrics = aggregate(scores)
+    # Scored from the stored file, as `express score` does: the two can never disagree.
+    metrics = aggregate(score_row(r["labels"], r["parsed"], dec) for r in read_run_predictions(out))
     _write_json(out / "metrics.json", metrics)
     analysis = analyse_run(out, dec, bootstrap=bootstrap, seed=opts.seed)
     analysis["usage_new_tokens"] = dict(usage)
