@@ -15,7 +15,7 @@ SECRET = "sk-test-do-not-store-7f3a"
 
 
 def options(server: FakeOpenAIServer, cache: Path, **kw) -> PredictorOptions:
-    base = dict(base_url=server.base_url, api_key=SECRET, timeout=0.5, backoff=0.01, max_retries=3,
+    base = dict(base_url=server.base_url, api_key=SECRET, timeout=10.0, backoff=0.01, max_retries=3,
                 concurrency=2, cache_dir=str(cache))
     return PredictorOptions(**{**base, **kw})
 
@@ -44,9 +44,9 @@ def test_chat_run_survives_429_timeout_and_malformed_answers_then_reruns_from_ca
     assert 0 < malformed < len(rows)
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer(misbehaving) as server:
-        server.faults.extend(["429", 2.0])  # a rate limit, then a stall longer than the 0.5 s timeout
+        server.faults.extend(["429", 6.0])  # a rate limit, then a stall longer than the 2 s timeout
         first = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "zero-shot",
-                                 model="fake-model", options=options(server, tmp_path / "cache"))
+                                 model="fake-model", options=options(server, tmp_path / "cache", timeout=2.0))
         sent = len(server.requests)
         assert sent == len(rows) + 2  # every example once, plus the two retried requests
         assert all(h == f"Bearer {SECRET}" for h in server.auth_headers)
