@@ -105,6 +105,9 @@ def test_rejected_key_stops_the_run_and_marks_it_failed(tiny_release, tmp_path):
                              model="m-401", options=options(server, tmp_path / "c", concurrency=1))
     failed = [json.loads(p.read_text()) for p in (wh.root / "evaluations").glob("*/config.json")]
     assert any(c["status"] == "failed" and c["model"] == "m-401" for c in failed)
+    from evaluation.runs import list_runs
+
+    assert all(r.config["model"] != "m-401" for r in list_runs(wh))  # failed runs never reach a leaderboard
 
 
 @pytest.mark.parametrize("setting", ["few-shot-random", "few-shot-nearest"])
@@ -141,3 +144,16 @@ def test_chain_of_thought_answer_after_reasoning_is_parsed(tiny_release, tmp_pat
                                model="m-cot", options=options(server, tmp_path / "c"))
         assert server.requests[0]["max_tokens"] == 1024
     assert run.metrics["VRate"] == 1.0 and run.metrics["AccL"] > 0
+
+
+def test_a_damaged_cache_entry_is_asked_again_and_repaired(tiny_release, tmp_path):
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
+                         model="m-damaged", options=options(server, tmp_path / "c"))
+        [entry] = list((tmp_path / "c").rglob("*.json"))
+        entry.write_text('{"content": "trunc')  # as if the disk filled up mid-write
+        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
+                               model="m-damaged", options=options(server, tmp_path / "c"))
+        assert len(server.requests) == 2 and run.metrics["VRate"] == 1.0
+    assert json.loads(entry.read_text())["content"].startswith("[")
