@@ -12,6 +12,7 @@ COMMAND_MODULES = [
     "flows.cli_core",
     "flows.cli_vocab",
     "flows.cli_release",
+    "flows.cli_eval",
 ]
 
 

@@ -1,4 +1,4 @@
-"""Core `express` commands: demo, build, extract, score, evaluate (releases moved to cli_release)."""
+"""Core `express` commands: demo, build, extract (releases: flows/cli_release.py; evaluation: flows/cli_eval.py)."""
 from __future__ import annotations
 
 import argparse
@@ -74,33 +74,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from evaluation.score_file import score_file
-    from schemas.lexicon import default_decomposition, load_decomposition
-
-    dec = load_decomposition(args.lexicon) if args.lexicon else default_decomposition()
-    try:
-        result = score_file(args.predictions, dec, args.labels_field, args.output_field)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"express score: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result))
-    return 0
-
-
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    prefect_env.configure()
-    from flows.evaluate import evaluate_flow
-    from warehouse.layout import Warehouse
-
-    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, args.split, args.predictor,
-                        args.setting, args.limit)
-    print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"]}))
-    return 0
-
-
 def register(sub: argparse._SubParsersAction) -> None:
-
     p = sub.add_parser("demo", help="generate the demo corpus, build a release and score a baseline")
     p.add_argument("--workdir", help="where the demo dump is written (default: <warehouse>/inputs/demo)")
     p.add_argument("--posts", type=int, default=3000, help="number of demo posts")
@@ -122,20 +96,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes to use (output is identical)")
     p.set_defaults(func=cmd_extract)
 
-    p = sub.add_parser("score", help="EXPRESS metrics for a predictions file (JSONL or CSV)")
-    p.add_argument("--predictions", required=True)
-    p.add_argument("--lexicon", help="decomposition CSV (default: the shipped one)")
-    p.add_argument("--labels-field", default="labels")
-    p.add_argument("--output-field", default="output", help="field holding the raw model answer")
-    p.set_defaults(func=cmd_score)
-
-    p = sub.add_parser("evaluate", help="score a predictor on a published release")
-    p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
-    p.add_argument("--split", default="test")
-    p.add_argument("--predictor", default="most-frequent")
-    p.add_argument("--setting", default="zero-shot")
-    p.add_argument("--limit", type=int)
-    warehouse_arg(p)
-    p.set_defaults(func=cmd_evaluate)
 
 

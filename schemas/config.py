@@ -108,6 +108,23 @@ class EvaluateConfig:
     split: str = "test"
     predictor: str = "most-frequent"
     setting: str = "zero-shot"
+    # Predictor options (evaluation/predictors.py::PredictorOptions); the API key only ever comes
+    # from the environment variable named by api_key_env, never from a file.
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 4
+    timeout: float = 60.0
+    max_retries: int = 5
+    backoff: float = 1.0
+    temperature: float = 0.0
+    max_tokens: int = 0
+    seed: int = 0
+    context_words: int = 30
+    top_k: int = 5
+    prompts_file: str = ""
+    embedding_model: str = ""
+    bootstrap: int = 1000
 
 
 @dataclass(frozen=True)
