@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from importlib import import_module
@@ -24,8 +25,14 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+# Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
+OFFLINE_DEFAULTS = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
+
+
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `express vocab | head` ends quietly
+    for key, value in OFFLINE_DEFAULTS.items():
+        os.environ.setdefault(key, value)
     args = parser().parse_args(argv)
     return int(args.func(args) or 0)
 
