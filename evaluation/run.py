@@ -1,25 +1,35 @@
 """Evaluate a predictor on one split of a published release and store the run.
 
-A run folder holds config.json, predictions.jsonl (one row per example: gold, answer, parsed)
-and metrics.json, so every number can be traced back to the answers that produced it.
+A run folder holds config.json (what ran, status), predictions.jsonl (one row per example: gold,
+answer, parsed, ranked answers, usage), metrics.json (the EXPRESS metrics, exactly what
+`express score` prints for predictions.jsonl) and analysis.json (the extended measures), so
+every number can be traced back to the answers that produced it. Examples stream in batches.
 """
 from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from schemas.lexicon import Decomposition, default_decomposition
+from schemas.lexicon import Decomposition, data_versions, default_decomposition
+from schemas.versioning import code_version
 
-from evaluation.metrics import score_row, aggregate
+from evaluation.analysis import analyse
+from evaluation.metrics import aggregate, score_row
 from evaluation.parsing import parse_answer
-from evaluation.predictors import get_predictor
+from evaluation.predictors import PredictorOptions, get_predictor
 from warehouse.layout import Warehouse
 from warehouse.parquet import iter_rows
 from warehouse.publish import Release
+
+BATCH = 32
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,35 @@ def load_release(warehouse: Warehouse, version: str) -> Release:
     return Release(path.parent.name, path.name, path)
 
 
+def cache_dir(warehouse: Warehouse) -> Path:
+    """Model responses are cached per warehouse, shared by all runs that ask the same thing."""
+    return warehouse.root / "cache" / "responses"
+
+
+def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    while batch := list(islice(rows, size)):
+        yield batch
+
+
+def read_run_predictions(run_dir: str | Path) -> Iterator[dict[str, Any]]:
+    with open(Path(run_dir) / "predictions.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def analyse_run(run_dir: str | Path, dec: Decomposition, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The extended measures, recomputed from a run's stored predictions."""
+    rows = ((r["labels"], r["parsed"], r.get("ranked")) for r in read_run_predictions(run_dir))
+    return analyse(rows, dec, bootstrap=bootstrap, seed=seed)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(path)
+
+
 def evaluate_release(
     warehouse: Warehouse,
     version: str,
@@ -42,28 +81,65 @@ def evaluate_release(
     setting: str = "zero-shot",
     limit: int | None = None,
     decomposition: Decomposition | None = None,
+    model: str = "",
+    options: PredictorOptions | None = None,
+    bootstrap: int = 1000,
 ) -> EvalRun:
     release = load_release(warehouse, version)
     dec = decomposition or default_decomposition()
-    model = get_predictor(predictor)
-    model.fit(iter_rows(release.split_file("train")))
+    opts = replace(options or PredictorOptions(), setting=setting)
+    if model:
+        opts.model = model
+    if not opts.cache_dir:
+        opts.cache_dir = str(cache_dir(warehouse))
+    runner = get_predictor(predictor, opts)
+    runner.fit(iter_rows(release.split_file("train")))
     run_id = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{predictor}-{uuid.uuid4().hex[:6]}"
     out = warehouse.evaluation_dir(run_id)
     out.mkdir(parents=True)
-    scores = []
-    with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
-        for n, row in enumerate(iter_rows(release.split_file(split))):
-            if limit is not None and n >= limit:
-                break
-            answer = model.predict(row)
-            parsed = parse_answer(answer)
-            gold = list(row["surfaces"])
-            scores.append(score_row(gold, parsed, dec))
-            fh.write(json.dumps({"post_id": row["post_id"], "segment_index": row["segment_index"],
-                                 "labels": gold, "output": answer, "parsed": parsed}) + "\n")
-    metrics = aggregate(scores)
-    config = {"release": f"{release.dataset}/{release.version}", "split": split, "predictor": predictor,
-              "setting": setting, "limit": limit, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    config: dict[str, Any] = {
+        "run_id": run_id, "release": f"{release.dataset}/{release.version}", "split": split,
+        "predictor": predictor, "setting": setting if runner.uses_prompts else "-", "model": opts.model,
+        "limit": limit, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "status": "running", "options": opts.public(), "code_version": code_version(),
+        "decomposition_version": data_versions()["decomposition"]["version"],
+    }
+    _write_json(out / "config.json", config)
+    usage: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
+    try:
+        rows = islice(iter_rows(release.split_file(split)), limit)
+        with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
+            for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
+                for row, pred in zip(batch, runner.predict_many(batch)):
+                    parsed = parse_answer(pred.output)
+                    gold = list(row["surfaces"])
+                    record: dict[str, Any] = {"post_id": row["post_id"], "segment_index": row["segment_index"],
+                                              "labels": gold, "output": pred.output, "parsed": parsed}
+                    for key in ("ranked", "usage", "error", "shots"):
+                        if getattr(pred, key):
+                            record[key] = getattr(pred, key)
+                    if pred.cached:
+                        record["cached"] = True
+                    counts["cached"] += pred.cached
+                    counts["errors"] += pred.error is not None
+                    for key in USAGE_KEYS:
+                        usage[key] += (pred.usage or {}).get(key, 0) * (not pred.cached)
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                fh.flush()
+    except BaseException as exc:
+        config.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:500])
+        _write_json(out / "config.json", config)
+        raise
+    # Scored from the stored file, as `express score` does: the two can never disagree.
+    metrics = aggregate(score_row(r["labels"], r["parsed"], dec) for r in read_run_predictions(out))
+    _write_json(out / "metrics.json", metrics)
+    analysis = analyse_run(out, dec, bootstrap=bootstrap, seed=opts.seed)
+    analysis["usage_new_tokens"] = dict(usage)
+    analysis["answers_from_cache"] = counts["cached"]
+    analysis["request_errors"] = counts["errors"]
+    _write_json(out / "analysis.json", analysis)
+    config.update(status="complete", predictor_details=runner.describe(),
+                  finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    _write_json(out / "config.json", config)
     return EvalRun(run_id, out, metrics)

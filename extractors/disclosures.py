@@ -1,54 +1,81 @@
-"""Self-disclosure extraction: prefilter sentences, tag them with spaCy in batches, apply patterns.
+"""Self-disclosure extraction: prefilter windows, tag them with spaCy in batches, apply patterns.
 
-Offsets are exact character offsets in the original text: each candidate sentence is parsed
-on its own and its token offsets are shifted by the sentence start.
+Offsets are exact character offsets in the original text: each window is tagged on its own and
+its token offsets are shifted by the window start. The text spaCy sees is a same-length copy of
+the window with markdown marks, control characters and odd spaces blanked, curly apostrophes
+straightened and ALL-CAPS words lower-cased, so tags are better and offsets never drift.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from itertools import islice
 
+import regex
 from schemas.lexicon import lexicon_terms
+from schemas.vocabulary import default_vocabulary
 from schemas.records import Disclosure
 from spacy.language import Language
 
-from extractors.nlp import load_nlp
+from extractors.nlp import load_tagger
 from extractors.patterns import PatternMatcher
-from extractors.prefilter import Prefilter
+from extractors.prefilter import Prefilter, Window
 from extractors.vocabulary import label_for
+
+_ODD_SPACES = "\u00a0\u200b\u200c\u200d\u2060\ufeff\u2009\u200a\u202f\u3000" + "".join(
+    chr(c) for c in range(32) if chr(c) != "\n")
+_BLANK = str.maketrans({"*": " ", "_": " ", "~": " ", "`": " ", "’": "'", "‘": "'", "#": " ", ">": " ",
+                        **{c: " " for c in _ODD_SPACES}})
+_CAPS = regex.compile(r"\b[[:upper:]]{2,}\b")
+
+
+def tagging_text(window: str) -> str:
+    """A same-length copy of a window that the tagger handles better (see module docstring)."""
+    return _CAPS.sub(lambda m: m.group().lower(), window.translate(_BLANK))
+
+
+def maskable_terms() -> frozenset[str]:
+    """Lexicon strings the vocabulary does not exclude as non-emotions or too ambiguous to mask."""
+    vocab = default_vocabulary()
+    return frozenset(t for t in lexicon_terms() if not vocab.excluded(t))
 
 
 class DisclosureExtractor:
     """Finds first-person emotion disclosures in texts; one instance per process."""
 
     def __init__(self, terms: frozenset[str] | None = None, nlp: Language | None = None,
-                 batch_size: int = 256):
-        self.terms = terms if terms is not None else lexicon_terms()
-        self.nlp = nlp if nlp is not None else load_nlp()
+                 batch_size: int = 256, one_per_phrase: bool = True):
+        self.terms = terms if terms is not None else maskable_terms()
+        self.nlp = nlp if nlp is not None else load_tagger()
         self.prefilter = Prefilter(self.terms)
-        self.matcher = PatternMatcher(self.terms)
+        self.matcher = PatternMatcher(self.terms, one_per_phrase=one_per_phrase)
         self.batch_size = batch_size
 
     def extract(self, text: str) -> list[Disclosure]:
         return next(self.extract_many([text]))
 
+    def explain(self, text: str) -> list[Disclosure]:
+        """Like extract, plus the lexicon words a masking rule kept (rule `...:blocked_<why>`)."""
+        auditor = DisclosureExtractor(self.terms, self.nlp, self.batch_size, self.matcher.one_per_phrase)
+        auditor.matcher.explain = True
+        return auditor.extract(text)
+
     def extract_many(self, texts: Iterable[str]) -> Iterator[list[Disclosure]]:
-        """One disclosure list per input text, in input order; spaCy sees candidate sentences only."""
+        """One disclosure list per input text, in input order; spaCy sees candidate windows only."""
         it = iter(texts)
         while chunk := list(islice(it, self.batch_size)):
             yield from self._extract_chunk(chunk)
 
     def _extract_chunk(self, texts: list[str]) -> list[list[Disclosure]]:
-        jobs: list[tuple[int, int, int]] = []  # (text index, sentence start, sentence end)
+        jobs: list[tuple[int, Window]] = []
         for k, text in enumerate(texts):
-            jobs.extend((k, s, e) for s, e in self.prefilter.candidates(text))
+            jobs.extend((k, w) for w in self.prefilter.windows(text))
         results: list[list[Disclosure]] = [[] for _ in texts]
-        sentences = (texts[k][s:e] for k, s, e in jobs)
-        for (k, s, _e), doc in zip(jobs, self.nlp.pipe(sentences, batch_size=self.batch_size)):
-            for hit in self.matcher.find(doc):
-                a = doc[hit.start_token].idx + s
+        windows = (tagging_text(texts[k][w.start:w.end]) for k, w in jobs)
+        for (k, w), doc in zip(jobs, self.nlp.pipe(windows, batch_size=self.batch_size)):
+            for hit in self.matcher.find(doc, w.sentence_start):
+                a = doc[hit.start_token].idx + w.start
                 last = doc[hit.end_token - 1]
-                b = last.idx + len(last.text) + s
+                b = last.idx + len(last.text) + w.start
                 surface = texts[k][a:b]
                 results[k].append(Disclosure(a, b, surface, label_for(surface), hit.pattern,
                                              hit.rule, hit.negated))

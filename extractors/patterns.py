@@ -1,36 +1,40 @@
 """The three EXPRESS self-disclosure pattern families and the masking rules, as token logic.
 
-Input is a spaCy Doc of one candidate sentence; output is (token span, pattern, rule, negated)
-for each lexicon word the rules allow to be masked. Character offsets are added by the caller.
+Input is a spaCy Doc of one tagging window (tok2vec + tagger only: rules read fine-grained
+Penn tags, so neither the parser nor the attribute ruler runs). Output is one Hit per trigger
+phrase: the first lexicon word the rules allow to be masked, with its pattern, the rule that
+let it through and whether the disclosure is negated. Character offsets are added by the caller.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import regex
 from spacy.tokens import Doc, Token
 
-FEEL = {"feel", "feels", "felt", "feeling"}
-QUESTION = {"when", "where", "how", "what", "why", "which", "who", "whom", "whose"}
-PRONOUN_LIKE = {"this", "that", "these", "those", "being", "others", "everyone", "everybody",
-                "someone", "somebody", "anyone", "anybody", "nobody", "something", "anything"}
-NEGATION = {"not", "n't", "never", "no", "nt", "n’t"}
-# Intensifiers and hedges may stand between the verb and the emotion word without blocking it.
-HEDGES = {"so", "really", "very", "kind", "kinda", "sort", "sorta", "of", "a", "bit", "little",
-          "pretty", "quite", "extremely", "super", "just", "too", "rather", "somewhat", "incredibly",
-          "totally", "completely", "fairly", "more", "most", "less", "even", "still", "also",
-          "honestly", "genuinely", "truly", "absolutely", "always", "sometimes", "often", "lot",
-          "utterly", "deeply", "slightly", "overly", "increasingly", "hella", "mega", "seriously",
-          "insanely", "terribly", "awfully", "only", "already", "now", "all", "bloody", "fucking",
-          "damn", "genuinely", "actually", "literally", "mostly", "generally", "usually", "oddly",
-          "strangely", "weirdly", "immensely", "enormously", "especially", "particularly", "and",
-          "or", "but", "yet", "almost", "nearly", "much", "far", "way", "certainly", "definitely"}
-FAM1_WINDOW = 4  # words after feel/felt/feeling
-FAM2_WINDOW = 3  # words after I'm / I am / I was / I have been / I had been
-GAP = 3          # words allowed between "I" and the verb
+VERBS = {"feel", "felt", "feeling"}
+BE = {"m", "'m", "am", "was"}
+HAVE = {"have", "'ve", "ve", "had", "'d", "d"}
+QUESTION = {"when", "where", "how", "what", "why", "which"}
+# The paper's pronoun and determiner-pronoun list: any of them before the word blocks it.
+PRONOUN_LIKE = {"she", "he", "we", "they", "this", "that", "these", "those", "i", "you", "it",
+                "me", "us", "him", "her", "them", "my", "your", "his", "our", "their", "mine",
+                "yours", "hers", "ours", "theirs", "being", "others", "other"}
+NEGATORS = {"not", "n't", "nt", "never", "no", "nor", "neither", "without"}
+NEGATING_PAIRS = {("no", "longer"), ("no", "more")}
+NOT_NEGATING_AFTER = {"help", "only"}  # "I can't help but feel", "not only ... but"
+# Words that may stand between "I" and feel/felt without making "I" someone else's subject.
+SELF = {"myself", "me"}
+HEDGE_NOUNS = {"kind", "sort"}  # "kind of", "sort of" are hedges, not the lexicon word "kind"
+STOPS = {".", "!", "?", ";", ":", "(", ")", "[", "]", "…", "--", "—", "–"}
+AGE_GENDER = regex.compile(r"^(?:\d{1,2}[mfMF]|[mfMF]\d{1,2})$")  # Reddit "I (25F) feel"
+VERB_PHRASE = 4  # words after feel/felt/feeling (families 1 and 3)
+BE_PHRASE = 3    # words after I'm / I am / I was / I have been / I had been (family 2)
+GAP = 3          # words allowed between "I" and the verb (family 1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hit:
     start_token: int
     end_token: int  # exclusive
@@ -39,148 +43,239 @@ class Hit:
     negated: bool
 
 
-def _norm(tok: Token) -> str:
+def norm(tok: Token) -> str:
     return tok.lower_.replace("’", "'")
 
 
+def coarse(tok: Token) -> str:
+    """Universal POS from the Penn tag, so the attribute ruler need not run."""
+    tag = tok.tag_
+    if tag.startswith("JJ"):
+        return "ADJ"
+    if tag in ("NN", "NNS"):
+        return "NOUN"
+    if tag in ("NNP", "NNPS"):
+        return "PROPN"
+    if tag == "MD":
+        return "AUX"
+    if tag.startswith("VB"):
+        return "AUX" if norm(tok) in _AUX_FORMS else "VERB"
+    if tag in ("PRP", "PRP$", "WP", "WP$"):
+        return "PRON"
+    if tag in ("DT", "PDT", "WDT"):
+        return "DET"
+    if tag in ("IN", "TO", "RP"):
+        return "ADP"
+    return "OTHER"
+
+
+_AUX_FORMS = {"be", "am", "is", "are", "was", "were", "been", "being", "'m", "m", "'re", "'s",
+              "have", "has", "had", "having", "'ve", "ve", "'d", "do", "does", "did", "ca", "wo"}
+
+
+def _negates(toks: list[str]) -> bool:
+    """Does a negator govern these words? ("can't help but feel" is no negation.)"""
+    for k, t in enumerate(toks):
+        nxt = toks[k + 1] if k + 1 < len(toks) else ""
+        if t in NEGATORS and nxt not in NOT_NEGATING_AFTER:
+            return True
+        if (t, nxt) in NEGATING_PAIRS:
+            return True
+    return False
+
+
+def _word_start(doc: Doc, i: int) -> bool:
+    """Does token i begin a new whitespace word (so "don't" and "I'm" count as one word)?"""
+    return i == 0 or bool(doc[i - 1].whitespace_)
+
+
 def _is_word(tok: Token) -> bool:
-    return not (tok.is_punct or tok.is_space)
-
-
-def _is_i(tok: Token) -> bool:
-    return tok.lower_ == "i"
+    return not (tok.is_punct or tok.is_space or tok.text in STOPS)
 
 
 class PatternMatcher:
-    """Finds maskable lexicon words after first-person disclosure triggers in one sentence."""
+    """Finds maskable lexicon words after first-person disclosure triggers in one window."""
 
-    def __init__(self, terms: frozenset[str]):
-        self.terms = terms
-        self.multi = {t for t in terms if " " in t or "-" in t}
+    def __init__(self, terms: frozenset[str], one_per_phrase: bool = True, explain: bool = False):
+        self.terms = frozenset(t.lower() for t in terms)
+        self.one_per_phrase = one_per_phrase
+        self.explain = explain  # also yield the lexicon words a rule kept unmasked (for audits)
+        self.multi = {tuple(t.replace("-", " - ").split()): t for t in self.terms if " " in t or "-" in t}
+        self.multi_len = sorted({len(k) for k in self.multi}, reverse=True)
 
     def lexicon_span(self, doc: Doc, i: int) -> int:
         """Token end index of the lexicon word starting at token i, or -1."""
-        for n in (3, 2):  # "self - conscious", "mixed up"
-            if i + n <= len(doc) and self.multi:
-                span = doc[i:i + n]
-                if span.text.lower() in self.multi:
-                    return i + n
-        return i + 1 if doc[i].lower_ in self.terms else -1
+        for n in self.multi_len:  # "self - conscious", "mixed up"
+            if i + n <= len(doc) and tuple(norm(t) for t in doc[i:i + n]) in self.multi:
+                return i + n
+        tok = doc[i]
+        low = norm(tok)
+        if low not in self.terms:
+            return -1
+        if low in HEDGE_NOUNS and i + 1 < len(doc) and norm(doc[i + 1]) == "of":
+            return -1
+        if coarse(tok) in ("ADP", "DET", "PRON") or tok.tag_ in ("CC", "UH"):
+            return -1  # a function-word homograph ("like" as a preposition) is no emotion word
+        return i + 1
 
-    def find(self, doc: Doc) -> Iterator[Hit]:
+    def find(self, doc: Doc, sentence_start: bool = True) -> Iterator[Hit]:
         seen: set[int] = set()
-        for hit in [*self._family1(doc), *self._family2(doc), *self._family3(doc)]:
+        starts = self._sentence_starts(doc, sentence_start)
+        hits = [*self._family1(doc), *self._family2(doc), *self._family3(doc, starts)]
+        hits.sort(key=lambda h: ":blocked_" in h.rule)  # a masked reading wins over a blocked one
+        for hit in hits:
             if hit.start_token not in seen:
                 seen.add(hit.start_token)
                 yield hit
 
-    # -- family 1: I + up to 3 words + feel/felt/feeling + up to 4 words
+    @staticmethod
+    def _sentence_starts(doc: Doc, at_start: bool) -> list[int]:
+        out = [0] if at_start else []
+        out += [t.i + 1 for t in doc if t.text in {".", "!", "?", "…"} or "\n" in t.text]
+        return out
+
+    # -- family 1: I + up to 3 words + feel/felt/feeling + a phrase of up to 4 words
     def _family1(self, doc: Doc) -> Iterator[Hit]:
         for v in doc:
-            if v.lower_ not in FEEL:
+            if norm(v) not in VERBS:
                 continue
             subj = self._subject_before(doc, v.i)
             if subj is None:
                 continue
-            negated = any(_norm(t) in NEGATION for t in doc[subj + 1:v.i])
-            yield from self._phrase(doc, v, v.i + 1, FAM1_WINDOW, "family1", negated, adj_only=False)
+            negated = self._negated(doc, subj + 1, v.i)
+            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family1", negated, adj_only=False,
+                                    trigger=f"i+{norm(v)}")
 
     def _subject_before(self, doc: Doc, verb_i: int) -> int | None:
-        """Index of "I" at most GAP words before the verb, with only auxiliaries/adverbs between."""
+        """Index of "I" at most GAP words before the verb, when "I" is the verb's subject."""
         words = 0
         for j in range(verb_i - 1, -1, -1):
             t = doc[j]
-            if _is_i(t):
+            low = norm(t)
+            if low == "i":
                 return j
-            if not _is_word(t):
+            if t.text in STOPS or "\n" in t.text:
                 return None
-            words += 1
+            if not _is_word(t):
+                continue
+            if _word_start(doc, j):
+                words += 1
             if words > GAP:
                 return None
-            if t.pos_ in {"PRON", "NOUN", "PROPN", "SCONJ"} or (t.pos_ == "VERB" and t.lower_ not in FEEL):
+            pos = coarse(t)
+            if pos == "PRON" and low not in SELF:
+                return None  # "I think she felt sad": someone else feels
+            if pos in ("NOUN", "PROPN") and not AGE_GENDER.match(t.text):
+                return None
+            if t.tag_ in ("WDT", "WRB") or (pos == "ADP" and low in {"if", "because", "that", "whether"}):
                 return None
         return None
+
+    @staticmethod
+    def _negated(doc: Doc, start: int, end: int) -> bool:
+        return _negates([norm(t) for t in doc[start:end]])
 
     # -- family 2: I'm / Im / I am / I was / I have been / I had been + up to 3 words (adjectives)
     def _family2(self, doc: Doc) -> Iterator[Hit]:
         for t in doc:
-            if not _is_i(t):
+            if norm(t) != "i":
                 continue
             after = self._be_trigger_end(doc, t.i)
-            if after is None:
-                continue
-            window = [w for w in doc[after:after + FAM2_WINDOW + 2] if _is_word(w)][:FAM2_WINDOW]
-            if any(w.lower_ == "feeling" for w in window):
-                continue  # family 1 owns "I am feeling ..."
-            yield from self._phrase(doc, doc[after - 1], after, FAM2_WINDOW, "family2", False, adj_only=True)
+            if after is not None:
+                trigger = " ".join(norm(x) for x in doc[t.i:after]).replace(" '", "'").replace("i m", "im")
+                yield from self._phrase(doc, after, BE_PHRASE, "family2", False, adj_only=True,
+                                        trigger=trigger)
 
     @staticmethod
     def _be_trigger_end(doc: Doc, i: int) -> int | None:
-        nxt = [_norm(x) for x in doc[i + 1:i + 3]]
-        if nxt[:1] and nxt[0] in {"'m", "m", "am", "was"}:
+        nxt = [norm(x) for x in doc[i + 1:i + 3]]
+        if nxt[:1] and nxt[0] in BE:
             return i + 2
-        if len(nxt) == 2 and nxt[0] in {"have", "'ve", "had", "'d"} and nxt[1] == "been":
+        if len(nxt) == 2 and nxt[0] in HAVE and nxt[1] == "been":
             return i + 3
         return None
 
-    # -- family 3: "feeling" with no noun, proper noun, pronoun or determiner before it
-    def _family3(self, doc: Doc) -> Iterator[Hit]:
+    # -- family 3: a sentence whose "feeling" has no noun, proper noun or pronoun before it
+    def _family3(self, doc: Doc, starts: list[int]) -> Iterator[Hit]:
         for v in doc:
-            if v.lower_ != "feeling":
+            if norm(v) != "feeling" or v.tag_ != "VBG":
+                continue  # "the feeling of ..." is a noun, not a disclosure
+            begin = max((s for s in starts if s <= v.i), default=None)
+            if begin is None:
                 continue
-            if any(t.pos_ in {"NOUN", "PROPN", "PRON", "DET"} for t in doc[:v.i]):
+            if any(coarse(t) in ("NOUN", "PROPN", "PRON") for t in doc[begin:v.i]):
                 continue
-            yield from self._phrase(doc, v, v.i + 1, FAM1_WINDOW, "family3", False, adj_only=False)
+            negated = self._negated(doc, begin, v.i)
+            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family3", negated, adj_only=False,
+                                    trigger="sentence-initial feeling")
 
-    def _phrase(self, doc: Doc, verb: Token, start: int, window: int, pattern: str,
-                negated: bool, adj_only: bool) -> Iterator[Hit]:
-        """Apply the masking rules to the words after a trigger."""
+    def _phrase(self, doc: Doc, start: int, window: int, pattern: str, negated: bool,
+                adj_only: bool, trigger: str) -> Iterator[Hit]:
+        """Apply the masking rules to the words of the phrase after a trigger."""
         words = 0
-        masked = False
-        noun_seen = False
+        before: list[Token] = []  # the phrase's words so far
+        masked_at = -1
         i = start
-        first = True
-        while i < len(doc) and words < window:
+        while i < len(doc):
             t = doc[i]
+            if t.text in STOPS or "\n" in t.text:
+                return
             if not _is_word(t):
-                if t.text in {".", "!", "?", ";", ":"}:
-                    return
                 i += 1
                 continue
-            low = _norm(t)
-            if first and low in {"like", "as"}:
+            if _word_start(doc, i) or i == start:
+                words += 1
+            if words > window:
+                return
+            low = norm(t)
+            if not before and low == "like":
                 return  # "I feel like ...": an opinion, not an emotion
-            first = False
+            if pattern == "family2" and low == "feeling":
+                return  # "I am feeling ..." belongs to family 1
             end = self.lexicon_span(doc, i)
             if end > 0:
-                words += end - i
-                prev = doc[i - 1] if i > start else None
-                rule = self._blocked(doc, i, verb, noun_seen, masked, prev, adj_only)
+                rule = self._blocked(doc, i, end, before, masked_at, adj_only)
+                if rule is not None and self.explain:
+                    yield Hit(i, end, pattern, f"{pattern}:{trigger}:blocked_{rule}",
+                              negated or self._negated_in(before))
                 if rule is None:
-                    masked = True
-                    yield Hit(i, end, pattern, f"{pattern}:masked", negated)
+                    neg = negated or self._negated_in(before)
+                    yield Hit(i, end, pattern, self._rule_name(pattern, trigger, before), neg)
+                    if self.one_per_phrase:
+                        return
+                    masked_at = end - 1
+                before.extend(doc[i:end])
+                words += sum(1 for j in range(i + 1, end) if _word_start(doc, j))
                 i = end
                 continue
-            if low in NEGATION:
-                negated = True
-            elif low in QUESTION or low in PRONOUN_LIKE:
-                return
-            elif low not in HEDGES:
-                if t.pos_ in {"PRON", "PROPN", "VERB", "AUX"}:
-                    return
-                if t.pos_ == "NOUN":
-                    noun_seen = True
-            words += 1
+            before.append(t)
             i += 1
 
     @staticmethod
-    def _blocked(doc: Doc, i: int, verb: Token, noun_seen: bool, masked: bool,
-                 prev: Token | None, adj_only: bool) -> str | None:
-        tok = doc[i]
-        if adj_only and tok.pos_ != "ADJ":
-            return "not_adjective"
-        if noun_seen and tok.head.i != verb.i:
-            return "after_noun"
-        if masked and prev is not None and prev.pos_ == "ADP":
-            return "after_preposition"
+    def _negated_in(before: list[Token]) -> bool:
+        return _negates([norm(t) for t in before])
+
+    @staticmethod
+    def _rule_name(pattern: str, trigger: str, before: list[Token]) -> str:
+        """Auditable rule id: family, trigger, and whether hedges/intensifiers came first."""
+        how = "direct" if not before else "after_modifiers"
+        return f"{pattern}:{trigger}:{how}"
+
+    @staticmethod
+    def _blocked(doc: Doc, i: int, end: int, before: list[Token], masked_at: int,
+                 adj_only: bool) -> str | None:
+        """The masking rule that keeps the word doc[i:end] unmasked, or None."""
+        tok = doc[end - 1]  # the head of "self-conscious" is "conscious"
+        lows = [norm(t) for t in before]
+        if any(w in PRONOUN_LIKE for w in lows):
+            return "after_pronoun"
+        if any(coarse(t) in ("VERB", "AUX", "PROPN") for t in before):
+            return "after_verb_or_name"
+        if any(w in QUESTION for w in lows):
+            return "after_question_word"
+        if masked_at >= 0 and i >= 2 and masked_at == i - 2 and coarse(doc[i - 1]) == "ADP":
+            return "after_masked_preposition"
+        if adj_only:
+            if tok.tag_ not in ("JJ", "JJR", "JJS"):
+                return "not_adjective"
         return None

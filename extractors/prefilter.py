@@ -1,24 +1,40 @@
-"""Cheap regex prefilter: find the sentences worth sending to spaCy.
+"""Cheap regex prefilter: find the short text windows worth sending to spaCy.
 
-A sentence is a candidate only if it has a disclosure trigger (feel/felt/feeling, I'm, I am,
-I was, I have/had been) and something that starts like a lexicon word. On real Reddit most
-sentences fail one of the two, so spaCy sees a small share of the text.
+A window is opened only where a disclosure trigger (feel/felt/feeling, I'm, Im, I am, I was,
+I have/had/'ve/'d been) is followed, within the pattern's phrase length, by a lexicon word. On
+real Reddit most text fails that test, so spaCy tags a small share of the words, and only
+around the trigger (plus the sentence start when family 3 needs it).
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import regex
 
-_TRIGGER = regex.compile(
-    r"\b(?:feel|feels|feeling|felt)\b"
-    r"|\bi\s*['’]?\s*m\b"
-    r"|\bi\s+(?:am|was)\b"
-    r"|\bi\s*(?:['’]\s*ve|['’]\s*d|\s+have|\s+had)\s+been\b",
+# One regex for all triggers; group `verb` opens families 1 and 3, group `be` family 2.
+TRIGGER = regex.compile(
+    r"\b(?:(?P<verb>feel|felt|feeling)"
+    r"|(?P<be>i(?:[^\S\n]*['’][^\S\n]*m|m|[^\S\n]+am|[^\S\n]+was"
+    r"|(?:[^\S\n]*['’][^\S\n]*ve|ve|[^\S\n]+have|[^\S\n]*['’][^\S\n]*d|[^\S\n]+had)[^\S\n]+been)))\b",
     regex.IGNORECASE,
 )
 # Sentence ends: terminal punctuation followed by space, or line breaks.
 _SENT_END = regex.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
+# Words as the phrase windows count them; a phrase stops at these characters.
+_WORD = regex.compile(r"[\w'’]+(?:-[\w'’]+)*")
+_STOP = regex.compile(r"[.!?;:()\[\]\n…]")
+_PRONOUNISH = regex.compile(
+    r"\b(?:i|me|my|mine|myself|we|us|our|you|your|he|him|his|she|her|it|its|they|them|their"
+    r"|this|that|these|those|someone|somebody|everyone|everybody|nobody|anyone)\b",
+    regex.IGNORECASE,
+)
+# Phrase lengths of the paper (words after the trigger), plus words of tagging context.
+VERB_PHRASE = 4
+BE_PHRASE = 3
+CONTEXT_AFTER = 0
+WORDS_BEFORE_VERB = 5  # "I" + up to 3 words + the verb, and one word of context
 
 
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -32,18 +48,92 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A slice of one text to tag; `sentence_start` says family 3 may look at it."""
+
+    start: int
+    end: int
+    sentence_start: bool
+
+
+def _norm(word: str) -> str:
+    return word.lower().replace("’", "'")
+
+
 class Prefilter:
-    """Selects candidate sentences: a trigger plus a word that starts like a lexicon term."""
+    """Selects tagging windows: a trigger followed within its phrase by a lexicon word."""
 
     def __init__(self, terms: Iterable[str]):
-        heads = sorted({t.split()[0].split("-")[0] for t in terms if t}, key=len, reverse=True)
-        self._lexical = regex.compile(r"\b(?:" + "|".join(regex.escape(h) for h in heads) + r")",
-                                      regex.IGNORECASE)
+        self.terms = frozenset(t.lower() for t in terms if t)
+        self.max_words = max((len(t.replace("-", " ").split()) for t in self.terms), default=1)
+
+    def _lexicon_within(self, text: str, pos: int, limit: int, words: int) -> bool:
+        """Is a lexicon word among the next `words` words after pos (same sentence)?"""
+        stop = _STOP.search(text, pos, limit)
+        end = stop.start() if stop else limit
+        found = [_norm(m.group()) for _, m in zip(range(words), _WORD.finditer(text, pos, end))]
+        for k, w in enumerate(found):
+            if w in self.terms or w.split("-")[-1] in self.terms:
+                return True
+            if k + 1 < len(found) and f"{w} {found[k + 1]}" in self.terms:
+                return True
+        return False
+
+    def windows(self, text: str) -> list[Window]:
+        """Merged, sorted tagging windows of one text (empty for most non-disclosing texts)."""
+        sites: list[tuple[int, int, bool]] = []
+        bounds: list[tuple[int, int]] | None = None
+        starts: list[int] = []
+        for m in TRIGGER.finditer(text):
+            is_verb = m.group("verb") is not None
+            if not self._lexicon_within(text, m.end(), min(len(text), m.end() + 200),
+                                        VERB_PHRASE if is_verb else BE_PHRASE):
+                continue
+            if bounds is None:
+                bounds = list(sentence_spans(text))
+                starts = [s for s, _ in bounds]
+            k = max(0, bisect_right(starts, m.start()) - 1)
+            s_start, s_end = bounds[k]
+            s_start = min(s_start, m.start())
+            end = self._after(text, m.end(), s_end, (VERB_PHRASE if is_verb else BE_PHRASE) + CONTEXT_AFTER)
+            if is_verb:
+                start = self._before(text, m.start(), s_start, WORDS_BEFORE_VERB)
+                if m.group("verb").lower() == "feeling" and not _PRONOUNISH.search(text, s_start, m.start()):
+                    start = s_start  # family 3 needs the tags of the whole sentence prefix
+            else:
+                start = m.start()
+            sites.append((start, end, start == s_start))
+        return _merge(sites)
+
+    @staticmethod
+    def _before(text: str, pos: int, floor: int, words: int) -> int:
+        """Start of the `words`-th word before pos, not before floor."""
+        starts = [m.start() for m in _WORD.finditer(text, max(floor, pos - 40 * words), pos)]
+        return starts[-words] if len(starts) >= words else floor
+
+    @staticmethod
+    def _after(text: str, pos: int, ceil: int, words: int) -> int:
+        """End of the `words`-th word after pos (or of the sentence), not after ceil."""
+        end = pos
+        for _, m in zip(range(words), _WORD.finditer(text, pos, ceil)):
+            end = m.end()
+        return max(pos, min(ceil, end + 1 if end < ceil else end))
 
     def is_candidate(self, sentence: str) -> bool:
-        return _TRIGGER.search(sentence) is not None and self._lexical.search(sentence) is not None
+        return bool(self.windows(sentence))
 
     def candidates(self, text: str) -> Iterator[tuple[int, int]]:
-        for start, end in sentence_spans(text):
-            if self.is_candidate(text[start:end]):
-                yield start, end
+        for w in self.windows(text):
+            yield w.start, w.end
+
+
+def _merge(sites: list[tuple[int, int, bool]]) -> list[Window]:
+    out: list[Window] = []
+    for start, end, at_start in sorted(sites):
+        if out and start <= out[-1].end:
+            last = out[-1]
+            out[-1] = Window(last.start, max(last.end, end), last.sentence_start)
+        else:
+            out.append(Window(start, end, at_start))
+    return out

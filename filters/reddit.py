@@ -1,49 +1,87 @@
-"""The Reddit filters: deleted/removed, NSFW, bots, length bounds and exact duplicates."""
+"""The Reddit filters: deleted/removed, NSFW, bots, crossposts, length and exact duplicates.
+
+Each filter is a small step returning a reason code (or None to keep); `filters_from_config`
+builds the chain a recipe asks for, cheapest first.
+"""
 from __future__ import annotations
 
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from schemas.config import FilterConfig
 from schemas.records import RawPost
 
 from filters.base import Filter
+from filters.language import LanguageFilter
+from filters.lists import load_list, resolve_list
+from filters.near_duplicates import NearDuplicateFilter
 
 _DELETED = {"[deleted]", "[removed]"}
+_DELETED_TITLES = {"[deleted by user]", "[removed by reddit]"}
 _SPACE = re.compile(r"\s+")
 
 
 class DeletedFilter:
+    """Deleted or removed posts: the text is gone or the author withdrew it (Reddit's terms)."""
+
     name = "deleted"
 
     def check(self, post: RawPost) -> str | None:
         body = post.selftext.strip()
-        if body == "[removed]" or post.removed_by_category:
+        if body == "[removed]" or post.removed_by_category or post.title.strip().lower() == "[removed by reddit]":
             return "removed"
-        if body == "[deleted]" or post.author == "[deleted]" and not body:
+        if body == "[deleted]" or post.title.strip().lower() == "[deleted by user]":
             return "deleted"
+        if post.author == "[deleted]":
+            return "deleted" if not body else "deleted_author"
         return None
 
 
+@dataclass
 class NsfwFilter:
-    name = "nsfw"
+    """`over_18` (own or joined from the submission) or a subreddit on the blocklist."""
+
+    subreddits: frozenset[str] = frozenset()
+    name: str = "nsfw"
 
     def check(self, post: RawPost) -> str | None:
-        return "nsfw" if post.over_18 else None
+        if post.over_18:
+            return "nsfw"
+        if post.subreddit.lower() in self.subreddits:
+            return "nsfw_subreddit"
+        return None
 
 
 @dataclass
 class BotFilter:
+    """Bot boilerplate: listed accounts (case-insensitive), stickied or mod/admin-distinguished posts."""
+
     authors: frozenset[str]
     name: str = "bot"
+    drop_stickied: bool = True
+
+    def __post_init__(self) -> None:
+        self.authors = frozenset(a.lower() for a in self.authors)
 
     def check(self, post: RawPost) -> str | None:
-        if post.author in self.authors:
+        if post.author.lower() in self.authors:
             return "bot"
         if post.distinguished == "moderator" and post.stickied:
             return "bot"
+        if self.drop_stickied and (post.stickied or post.distinguished in ("moderator", "admin")):
+            return "bot"
         return None
+
+
+class CrosspostFilter:
+    """Crossposts repeat another post's text; the original is kept where it is read."""
+
+    name = "crosspost"
+
+    def check(self, post: RawPost) -> str | None:
+        return "crosspost" if post.crosspost_parent else None
 
 
 @dataclass
@@ -61,20 +99,38 @@ class LengthFilter:
         return None
 
 
+def normalised_hash(text: str) -> bytes:
+    """16-byte hash of the text with case and white space folded."""
+    return hashlib.blake2b(_SPACE.sub(" ", text.lower()).strip().encode(), digest_size=16).digest()
+
+
 @dataclass
 class ExactDuplicateFilter:
-    """Drops a post whose normalised text (case and white space folded) was seen before."""
+    """Drops a post whose normalised text (case and white space folded) was seen before.
 
-    stateful = True  # decisions depend on earlier posts: sharded builds run it sequentially
+    Memory: 16 bytes of hash (plus set overhead, ~80 B) per kept post.
+    """
+
+    stateful: ClassVar[bool] = True
     seen: set[bytes] = field(default_factory=set)
     name: str = "duplicate"
 
     def check(self, post: RawPost) -> str | None:
-        key = hashlib.blake2b(_SPACE.sub(" ", post.text.lower()).strip().encode(), digest_size=16).digest()
+        key = normalised_hash(post.text)
         if key in self.seen:
             return "duplicate"
         self.seen.add(key)
         return None
+
+
+def filter_data_versions(cfg: FilterConfig) -> dict[str, str]:
+    """Versions of the list files a recipe uses, for the manifest."""
+    out = {}
+    for kind, setting in (("bot_authors", cfg.bot_authors_file), ("nsfw_subreddits", cfg.nsfw_subreddits_file)):
+        path = resolve_list(setting, kind)
+        if path is not None:
+            out[kind] = load_list(path).version
+    return out
 
 
 def filters_from_config(cfg: FilterConfig) -> list[Filter]:
@@ -83,10 +139,19 @@ def filters_from_config(cfg: FilterConfig) -> list[Filter]:
     if cfg.drop_deleted:
         chain.append(DeletedFilter())
     if cfg.drop_nsfw:
-        chain.append(NsfwFilter())
-    chain.append(BotFilter(frozenset(cfg.bot_authors)))
+        nsfw_file = resolve_list(cfg.nsfw_subreddits_file, "nsfw_subreddits")
+        chain.append(NsfwFilter(load_list(nsfw_file).names if nsfw_file else frozenset()))
+    bot_file = resolve_list(cfg.bot_authors_file, "bot_authors")
+    bots = frozenset(cfg.bot_authors) | (load_list(bot_file).names if bot_file else frozenset())
+    chain.append(BotFilter(bots, drop_stickied=cfg.drop_stickied))
+    if cfg.drop_crossposts:
+        chain.append(CrosspostFilter())
     if cfg.min_words or cfg.max_words:
         chain.append(LengthFilter(cfg.min_words, cfg.max_words))
+    if cfg.languages:
+        chain.append(LanguageFilter(frozenset(cfg.languages), cfg.min_language_confidence))
     if cfg.drop_duplicates:
         chain.append(ExactDuplicateFilter())
+    if cfg.near_duplicate_threshold > 0:
+        chain.append(NearDuplicateFilter(cfg.near_duplicate_threshold, cfg.minhash_permutations, cfg.shingle_words))
     return chain

@@ -7,12 +7,15 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from extractors.segmentation import Segmenter
+from filters.reddit import filter_data_versions
 from flows import stages
 from flows.shards import Shard, commit, read_marker, tmp_name, write_marker
 from schemas.funnel import Funnel
 from schemas.lexicon import data_versions
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE
 from schemas.versioning import code_version
+from schemas.vocabulary import vocabulary_version
 from warehouse.layout import Warehouse
 from warehouse.publish import publish_release
 
@@ -120,6 +123,9 @@ def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, ass
         "code_version": code_version(),
         "lexicon_version": versions["lexicon"]["version"],
         "decomposition_version": versions["decomposition"]["version"],
+        "filter_data_versions": filter_data_versions(recipe.filters),
+        "vocabulary_version": vocabulary_version(),
+        "segmentation": Segmenter(recipe.segment).describe(),
         "shards": assembled["shards"],
         **(extra or {}),
     }

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from importlib import import_module
 
 # One line per command group; a new group adds its module here.
 COMMAND_MODULES = [
     "flows.cli_core",
+    "flows.cli_vocab",
+    "flows.cli_release",
+    "flows.cli_eval",
     "flows.cli_scale",
 ]
 
@@ -21,7 +26,14 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+# Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
+OFFLINE_DEFAULTS = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `express vocab | head` ends quietly
+    for key, value in OFFLINE_DEFAULTS.items():
+        os.environ.setdefault(key, value)
     args = parser().parse_args(argv)
     return int(args.func(args) or 0)
 

@@ -1,4 +1,4 @@
-"""Core `express` commands: demo, build, extract, score, evaluate, releases."""
+"""Core `express` commands: demo, build, extract (releases: flows/cli_release.py; evaluation: flows/cli_eval.py)."""
 from __future__ import annotations
 
 import argparse
@@ -46,12 +46,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     prefect_env.configure()
     from flows.build import build_flow
+    from schemas.config import load_recipe
     from warehouse.layout import Warehouse
 
     try:
-        built = build_flow([str(Path(p)) for p in args.input], str(Warehouse.at(args.warehouse).root), args.config)
+        if not args.input and not args.praw_query and load_recipe(args.config).sources.kind != "praw":
+            raise ValueError("no input: give --input FILE, --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
+        built = build_flow([str(Path(p)) for p in args.input or []], str(Warehouse.at(args.warehouse).root),
+                           args.config, praw_terms=args.praw_query or None)
     except Exception as exc:  # one-line reason, non-zero exit: nothing was published
-        print(f"express build: nothing published: {exc}", file=sys.stderr)
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"express build: nothing published: {reason}", file=sys.stderr)
         return 1
     print(built["release"]["manifest"])
     return 0
@@ -61,7 +66,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from extractors.jsonl import InputError, extract_jsonl
 
     try:
-        n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated)
+        n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated, workers=args.workers)
     except (InputError, FileNotFoundError) as exc:
         print(f"express extract: {exc}", file=sys.stderr)
         return 2
@@ -69,43 +74,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from evaluation.score_file import score_file
-    from schemas.lexicon import default_decomposition, load_decomposition
-
-    dec = load_decomposition(args.lexicon) if args.lexicon else default_decomposition()
-    try:
-        result = score_file(args.predictions, dec, args.labels_field, args.output_field)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"express score: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result))
-    return 0
-
-
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    prefect_env.configure()
-    from flows.evaluate import evaluate_flow
-    from warehouse.layout import Warehouse
-
-    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, args.split, args.predictor,
-                        args.setting, args.limit)
-    print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"]}))
-    return 0
-
-
-def cmd_releases(args: argparse.Namespace) -> int:
-    from warehouse.layout import Warehouse
-
-    wh = Warehouse.at(args.warehouse)
-    for manifest in sorted(wh.root.glob("*/v*/manifest.json")):
-        m = json.loads(manifest.read_text())
-        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}")
-    return 0
-
-
 def register(sub: argparse._SubParsersAction) -> None:
-
     p = sub.add_parser("demo", help="generate the demo corpus, build a release and score a baseline")
     p.add_argument("--workdir", help="where the demo dump is written (default: <warehouse>/inputs/demo)")
     p.add_argument("--posts", type=int, default=3000, help="number of demo posts")
@@ -113,8 +82,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("build", help="build and publish a release from dump files")
-    p.add_argument("--input", action="append", required=True, help="dump file (.zst, .jsonl, .ndjson); repeatable")
+    p.add_argument("--input", action="append", help="dump file (.zst, .jsonl, .ndjson); repeatable")
     p.add_argument("--config", help="recipe TOML (default: built-in defaults)")
+    p.add_argument("--praw-query", action="append", metavar="TERM",
+                   help="scrape Reddit search for TERM with praw (repeatable; overrides [sources] terms)")
     warehouse_arg(p)
     p.set_defaults(func=cmd_build)
 
@@ -122,26 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--keep-negated", action="store_true", help="mask negated disclosures too")
+    p.add_argument("--workers", type=int, default=1, help="processes to use (output is identical)")
     p.set_defaults(func=cmd_extract)
 
-    p = sub.add_parser("score", help="EXPRESS metrics for a predictions file (JSONL or CSV)")
-    p.add_argument("--predictions", required=True)
-    p.add_argument("--lexicon", help="decomposition CSV (default: the shipped one)")
-    p.add_argument("--labels-field", default="labels")
-    p.add_argument("--output-field", default="output", help="field holding the raw model answer")
-    p.set_defaults(func=cmd_score)
-
-    p = sub.add_parser("evaluate", help="score a predictor on a published release")
-    p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
-    p.add_argument("--split", default="test")
-    p.add_argument("--predictor", default="most-frequent")
-    p.add_argument("--setting", default="zero-shot")
-    p.add_argument("--limit", type=int)
-    warehouse_arg(p)
-    p.set_defaults(func=cmd_evaluate)
-
-    p = sub.add_parser("releases", help="list published releases")
-    warehouse_arg(p)
-    p.set_defaults(func=cmd_releases)
 
 

@@ -13,7 +13,9 @@ from typing import Any
 
 from extractors.disclosures import DisclosureExtractor
 from extractors.examples import build_examples
+from extractors.segmentation import Segmenter
 from filters.base import Filter, run_filters
+from filters.pii import scrub_post
 from filters.reddit import filters_from_config
 from flows.shards import Shard, commit, read_marker, shard_lines, tmp_name, write_marker
 from flows.stages import _quarantine_row, load_saved_recipe
@@ -61,6 +63,8 @@ def filter_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
          ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
         for post in run_filters(records, stateless, funnel,
                                 lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
+            if recipe.filters.scrub_pii:
+                post = scrub_post(post)
             posts.write(post.to_row())
     funnel.check(f"filter {s.name}")
     commit([posts_path, quarantine_path])
@@ -139,7 +143,7 @@ def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
 
         for ex in build_examples(posts, extractor, recipe.extract, funnel,
                                  on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
-                                 on_disclosures=on_found):
+                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
             examples.write(ex.to_row())
     funnel.check(f"extract {s.name}")
     commit(list(out.values()))

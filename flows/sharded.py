@@ -22,6 +22,7 @@ from flows import assemble, caching, shard_stages, shards, stages
 from flows.progress import Progress
 from schemas.config import Recipe, load_recipe
 from schemas.versioning import code_version
+from sources.join import order_inputs
 from warehouse.layout import Warehouse
 
 DEFAULT_SHARD_LINES = 50_000
@@ -85,6 +86,7 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     parent) are already filtered: they are replayed through the stateful filters and, when their
     `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
     prior_shards, prior_inputs = prior_shards or [], prior_inputs or []
+    inputs = order_inputs(list(inputs))  # submissions before comments, as the unsharded ingest reads them
     shards_dir = str(run_dir / "shards")
     stems = shards.input_stems(inputs)
     splits = [f.result() for f in [split_task.submit(p, shards_dir, stems[p], shard_lines) for p in inputs]]
@@ -97,8 +99,7 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
-    input_entries = prior_inputs + [{"path": str(Path(sp["input"]).resolve()), "sha256": sp["sha256"]}
-                                    for sp in splits]
+    input_entries = prior_inputs + [stages.input_record(sp["input"]) for sp in splits]
     assembled = assemble_task(all_shards, input_entries, str(run_dir), str(wh.quarantine_dir(run_id)))
     print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
     print(f"[extract] {assembled['extract']['funnel']}", flush=True)

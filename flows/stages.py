@@ -11,14 +11,19 @@ from typing import Any
 
 from extractors.disclosures import DisclosureExtractor
 from extractors.examples import build_examples
+from extractors.vocabulary import Collapser
+from extractors.segmentation import Segmenter
 from filters.base import run_filters
-from filters.reddit import filters_from_config
+from filters.pii import scrub_post
+from filters.reddit import filter_data_versions, filters_from_config
 from schemas.config import Recipe, recipe_from_dict
 from schemas.funnel import Funnel
 from schemas.lexicon import data_versions, sha256_file
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RAW_POSTS, Malformed, RawPost
 from schemas.versioning import code_version
+from schemas.vocabulary import vocabulary_version
 from sources.dumps import DumpError, read_dump
+from sources.join import SubmissionFlags, join_comments, order_inputs
 from warehouse.layout import Warehouse
 from warehouse.parquet import ParquetSink, iter_rows
 from warehouse.publish import publish_release
@@ -46,20 +51,38 @@ def _quarantine_row(stage: str, rec: RawPost | Malformed, reason: str) -> dict[s
             "source_line": rec.source_line, "raw": rec.text}
 
 
+def input_record(path: str) -> dict[str, Any]:
+    """Manifest entry of one raw input: path and sha256, plus the query of a praw scrape (never credentials)."""
+    p = Path(path)
+    entry: dict[str, Any] = {"path": str(p.resolve()), "sha256": sha256_file(p)}
+    sidecar = p.with_suffix(".query.json")
+    if sidecar.is_file():
+        entry["kind"] = "praw"
+        entry["query"] = json.loads(sidecar.read_text())
+    return entry
+
+
 def ingest(inputs: list[str], run_dir: str, quarantine_dir: str, recipe_path: str) -> dict[str, Any]:
-    """Read dumps, filter, write kept raw posts; dropped and malformed records go to quarantine."""
+    """Read dumps (submissions first, comments joined to them), filter, scrub PII, write kept raw posts.
+
+    Dropped and malformed records go to quarantine; a damaged file stops the stage after its funnel
+    so far is saved, so nothing is published from it.
+    """
     recipe = load_saved_recipe(recipe_path)
     run, quarantine = Path(run_dir), Path(quarantine_dir)
     funnel = Funnel()
     chain = filters_from_config(recipe.filters)
+    flags = SubmissionFlags()
     raw = ParquetSink(run / "raw_posts.parquet", RAW_POSTS)
     dropped = ParquetSink(quarantine / "ingest.parquet", QUARANTINE)
     sources = []
     try:
-        for path in inputs:
-            sources.append({"path": str(Path(path).resolve()), "sha256": sha256_file(Path(path))})
-            records = read_dump(path)
+        for path in order_inputs(list(inputs)):
+            sources.append(input_record(path))
+            records = join_comments(read_dump(path), flags)
             for post in run_filters(records, chain, funnel, lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
+                if recipe.filters.scrub_pii:
+                    post = scrub_post(post)
                 raw.write(post.to_row())
     except DumpError as exc:
         _write_funnel(run / "ingest_funnel.json", funnel, error=str(exc))
@@ -70,7 +93,19 @@ def ingest(inputs: list[str], run_dir: str, quarantine_dir: str, recipe_path: st
     funnel.check("ingest")
     _write_funnel(run / "ingest_funnel.json", funnel)
     return {"raw_posts": str(raw.path), "quarantine": str(dropped.path), "funnel": funnel.to_dict(),
-            "inputs": sources}
+            "inputs": sources, "comments_joined": flags.joined,
+            "filter_data": filter_data_versions(recipe.filters)}
+
+
+def scrape(out_dir: str, recipe_path: str) -> dict[str, Any]:
+    """Scrape the live API as the recipe's [sources] asks into a JSONL dump (resumable); returns its path."""
+    from schemas.lexicon import lexicon_terms
+    from sources.praw_source import query_record, scrape_to_jsonl
+
+    cfg = load_saved_recipe(recipe_path).sources
+    terms = list(cfg.terms) or sorted(lexicon_terms())
+    path = scrape_to_jsonl(cfg, terms if cfg.listing == "search" else [], out_dir)
+    return {"path": str(path), "query": query_record(cfg, terms if cfg.listing == "search" else [])}
 
 
 def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str) -> dict[str, Any]:
@@ -80,6 +115,7 @@ def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str)
     funnel = Funnel()
     extractor = DisclosureExtractor(batch_size=recipe.extract.batch_size)
     posts = (RawPost(**row) for row in iter_rows(raw_posts))
+    collapser = Collapser()
     with ParquetSink(run / "examples.parquet", EXAMPLES) as examples, \
          ParquetSink(run / "disclosures.parquet", DISCLOSURES) as disclosures, \
          ParquetSink(quarantine / "extract.parquet", QUARANTINE) as dropped:
@@ -89,12 +125,15 @@ def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str)
 
         for ex in build_examples(posts, extractor, recipe.extract, funnel,
                                  on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
-                                 on_disclosures=on_found):
+                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
+            collapser.observe(ex.surfaces)
             examples.write(ex.to_row())
     funnel.check("extract")
     _write_funnel(run / "extract_funnel.json", funnel)
+    (run / "unmapped.json").write_text(json.dumps(collapser.report(), indent=2) + "\n")
     return {"examples": str(run / "examples.parquet"), "disclosures": str(run / "disclosures.parquet"),
-            "funnel": funnel.to_dict()}
+            "funnel": funnel.to_dict(), "unmapped": collapser.summary(),
+            "unmapped_report": str(run / "unmapped.json")}
 
 
 def total_funnel(*stages: dict[str, Any]) -> dict[str, Any]:
@@ -116,10 +155,13 @@ def publish(examples: str, warehouse_root: str, recipe_path: str, run_id: str,
         "funnel": total_funnel(ingest_result, extract_result),
         "stages": {"ingest": ingest_result["funnel"], "extract": extract_result["funnel"]},
         "inputs": ingest_result["inputs"],
+        "filter_data_versions": ingest_result.get("filter_data", {}),
         "run_id": run_id,
         "code_version": code_version(),
         "lexicon_version": versions["lexicon"]["version"],
         "decomposition_version": versions["decomposition"]["version"],
+        "vocabulary_version": vocabulary_version(),
+        "segmentation": Segmenter(recipe.segment).describe(),
     }
     release = publish_release(Path(examples), Warehouse.at(warehouse_root), recipe, extra)
     return {"dataset": release.dataset, "version": release.version, "path": str(release.path),

@@ -15,6 +15,9 @@ class ConfigError(ValueError):
 class DatasetConfig:
     name: str = "express"
     description: str = ""
+    pretty_name: str = ""
+    license: str = "other"  # the Hugging Face card licence id
+    license_name: str = "express-research-use"
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,37 @@ class FilterConfig:
     drop_duplicates: bool = True
     min_words: int = 0
     max_words: int = 0  # 0 = no upper bound
+    # Added for issue #5 (all optional; the defaults keep the skeleton's behaviour):
+    bot_authors_file: str = "default"  # "default" = filters/data/bot_authors.txt, "" = none, else a path
+    nsfw_subreddits_file: str = "default"  # "default" = filters/data/nsfw_subreddits.txt, "" = none
+    drop_stickied: bool = True  # stickied or moderator/admin-distinguished posts count as bot boilerplate
+    drop_crossposts: bool = True
+    languages: tuple[str, ...] = ()  # e.g. ["en"]; empty = no language filter
+    min_language_confidence: float = 0.5
+    near_duplicate_threshold: float = 0.0  # Jaccard threshold for MinHash near duplicates; 0 = off
+    minhash_permutations: int = 64
+    shingle_words: int = 3
+    scrub_pii: bool = True  # u/ handles, e-mails, URLs, phone numbers -> placeholders; author blanked
+
+
+@dataclass(frozen=True)
+class SourcesConfig:
+    """Where posts come from: the dump files given with --input, or a praw scrape of the live API."""
+
+    kind: str = "dumps"  # "dumps" | "praw"
+    listing: str = "search"  # search | new | top | hot
+    subreddits: tuple[str, ...] = ("all",)
+    terms: tuple[str, ...] = ()  # search terms; empty = every EXPRESS lexicon term
+    sort: str = "new"  # search sort: relevance | hot | top | new | comments
+    time_filter: str = "all"  # hour | day | week | month | year | all (search and top)
+    limit: int = 1000  # items per query; Reddit listings stop near 1,000
+    include_comments: bool = False
+    praw_site: str = "DEFAULT"  # praw.ini section; credentials come from praw.ini or praw_* env vars
+    max_retries: int = 5
+    backoff_seconds: float = 2.0
+    max_backoff_seconds: float = 120.0
+    oauth_url: str = ""  # "" = praw's default (https://oauth.reddit.com); set only for a test server
+    reddit_url: str = ""  # "" = praw's default (https://www.reddit.com)
 
 
 @dataclass(frozen=True)
@@ -41,6 +75,32 @@ class SplitConfig:
     validation: float = 0.1
     test: float = 0.1
     seed: str = "express"
+    test_only: bool = False  # as the paper: every example goes to the test split
+
+
+@dataclass(frozen=True)
+class SegmentConfig:
+    """Paper segmentation: posts over max_tokens become windows around groups of masks."""
+
+    max_tokens: int = 512
+    group_tokens: int = 256
+    half_window: int = 255
+    tokenizer: str = "regex-wordpiece"
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Quality-gate thresholds; the expectation suites themselves live in schemas/expectations/."""
+
+    enabled: bool = True
+    min_text_chars: int = 10
+    max_text_chars: int = 20000
+    max_label_share: float = 0.25
+    max_js_divergence: float = 0.2
+    # label-share and drift bounds mean little on tiny releases: below this many masks they are skipped
+    min_masks_for_distribution: int = 100
+    examples_per_failure: int = 5
+    data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
 
 
 @dataclass(frozen=True)
@@ -48,6 +108,23 @@ class EvaluateConfig:
     split: str = "test"
     predictor: str = "most-frequent"
     setting: str = "zero-shot"
+    # Predictor options (evaluation/predictors.py::PredictorOptions); the API key only ever comes
+    # from the environment variable named by api_key_env, never from a file.
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 4
+    timeout: float = 60.0
+    max_retries: int = 5
+    backoff: float = 1.0
+    temperature: float = 0.0
+    max_tokens: int = 0
+    seed: int = 0
+    context_words: int = 30
+    top_k: int = 5
+    prompts_file: str = ""
+    embedding_model: str = ""
+    bootstrap: int = 1000
 
 
 @dataclass(frozen=True)
@@ -67,6 +144,9 @@ class Recipe:
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     splits: SplitConfig = field(default_factory=SplitConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+    segment: SegmentConfig = field(default_factory=SegmentConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
+    sources: SourcesConfig = field(default_factory=SourcesConfig)
     orchestrate: OrchestrateConfig = field(default_factory=OrchestrateConfig)
     source_path: str = ""
 
@@ -125,9 +205,24 @@ def validate(recipe: Recipe, where: str) -> None:
     ratios = (s.train, s.validation, s.test)
     if any(r < 0 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-9:
         raise ConfigError(f"{where} [splits]: train+validation+test must be 1.0, got {sum(ratios)}")
+    src = recipe.sources
+    if src.kind not in ("dumps", "praw"):
+        raise ConfigError(f"{where} [sources]: kind must be 'dumps' or 'praw', got {src.kind!r}")
+    if src.listing not in ("search", "new", "top", "hot"):
+        raise ConfigError(f"{where} [sources]: listing must be search, new, top or hot, got {src.listing!r}")
+    if src.time_filter not in ("hour", "day", "week", "month", "year", "all"):
+        raise ConfigError(f"{where} [sources]: time_filter must be hour, day, week, month, year or all")
+    if not 0.0 <= recipe.filters.near_duplicate_threshold <= 1.0:
+        raise ConfigError(f"{where} [filters]: near_duplicate_threshold must be within 0..1")
     e = recipe.extract
     if not 1 <= e.min_masks <= e.max_masks:
         raise ConfigError(f"{where} [extract]: need 1 <= min_masks <= max_masks")
+    g = recipe.gate
+    if not (0 <= g.min_text_chars <= g.max_text_chars and 0 < g.max_label_share <= 1 and g.max_js_divergence >= 0):
+        raise ConfigError(f"{where} [gate]: need 0 <= min_text_chars <= max_text_chars, 0 < max_label_share <= 1")
+    sg = recipe.segment
+    if not 0 < sg.group_tokens < sg.max_tokens or sg.half_window <= 0:
+        raise ConfigError(f"{where} [segment]: need 0 < group_tokens < max_tokens and half_window > 0")
 
 
 def load_recipe(path: str | Path | None) -> Recipe:

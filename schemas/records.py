@@ -36,6 +36,7 @@ class RawPost:
     source_file: str = ""
     source_line: int = 0
     retrieved_on: int = 0
+    crosspost_parent: str = ""  # fullname of the original post when this one is a crosspost
 
     def to_row(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,6 +102,7 @@ RAW_POSTS = pa.schema(
         ("source_file", pa.string()),
         ("source_line", pa.int64()),
         ("retrieved_on", pa.int64()),
+        ("crosspost_parent", pa.string()),
     ]
 )
 

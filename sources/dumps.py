@@ -60,12 +60,15 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
         blocks = _zst_blocks(fh, p) if p.suffix == ".zst" else _plain_blocks(fh)
         rest = b""
         line_no = 0
-        for block in blocks:
-            parts = (rest + block).split(b"\n")
-            rest = parts.pop()
-            for part in parts:
-                line_no += 1
-                yield line_no, part
+        try:
+            for block in blocks:
+                parts = (rest + block).split(b"\n")
+                rest = parts.pop()
+                for part in parts:
+                    line_no += 1
+                    yield line_no, part
+        except DumpError as exc:
+            raise DumpError(f"{exc}; {line_no} complete lines were read before it") from exc
         if rest:
             yield line_no + 1, rest
 

@@ -62,8 +62,23 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
         removed_by_category=_str(obj.get("removed_by_category")),
         kind="comment" if is_comment else "submission",
         link_id=_str(obj.get("link_id")),
-        source=source,
+        source=_str(obj.get("_express_source")) or source,
         source_file=source_file,
         source_line=source_line,
         retrieved_on=_int(obj.get("retrieved_on") or obj.get("retrieved_utc")),
+        crosspost_parent=_crosspost_parent(obj),
     )
+
+
+def _crosspost_parent(obj: dict[str, Any]) -> str:
+    """`crosspost_parent` when present, else the first entry of `crosspost_parent_list` (field drift)."""
+    parent = _str(obj.get("crosspost_parent")).strip()
+    if parent:
+        return parent
+    parents = obj.get("crosspost_parent_list")
+    if isinstance(parents, list) and parents:
+        first = parents[0]
+        if isinstance(first, dict):
+            return _str(first.get("name") or (f"t3_{first['id']}" if first.get("id") else "")) or "t3_?"
+        return "t3_?"
+    return ""

@@ -37,6 +37,17 @@ class Warehouse:
     def evaluation_dir(self, run_id: str) -> Path:
         return self.root / "evaluations" / run_id
 
+    def lock_path(self, dataset: str) -> Path:
+        return self.dataset_dir(dataset) / ".lock"
+
+    @property
+    def catalog_lock(self) -> Path:
+        return self.root / ".catalog.lock"
+
+    def rejected_dir(self, dataset: str, version: str, stamp: str) -> Path:
+        """Where the gate results of a release that failed its gate are kept (never a release)."""
+        return self.root / "rejected" / dataset / f"{version}-{stamp}"
+
     def dataset_dir(self, dataset: str) -> Path:
         return self.root / dataset
 

@@ -1,7 +1,8 @@
-"""Publish an immutable release: split examples by post id, write to a temporary folder, rename.
+"""Publish an immutable release: split examples by post id, gate them, write to a temp folder, rename.
 
-A release is never overwritten: the rename fails if the version already exists, and anything
-that goes wrong before it leaves only a temporary folder behind, which is removed.
+A release is never overwritten: a per-dataset file lock serialises publishers, the rename fails
+if the version already exists, and anything that goes wrong before it (including a failed
+quality gate) leaves no release behind; the temporary folder is removed.
 """
 from __future__ import annotations
 
@@ -17,15 +18,25 @@ from typing import Any
 from schemas.config import Recipe
 from schemas.lexicon import sha256_file
 from schemas.records import EXAMPLES
+from schemas.versioning import code_version
 
 from warehouse.catalog import register_release
 from warehouse.layout import Warehouse
+from warehouse.locking import file_lock
 from warehouse.parquet import ParquetSink, iter_rows
-from warehouse.splits import SPLITS, split_for
+from warehouse.splits import SPLITS, split_for, splits_for_config
 
 
 class PublishError(RuntimeError):
     """Nothing was published; the message says why."""
+
+
+class GateFailed(PublishError):
+    """The quality gate rejected the release; nothing was published."""
+
+    def __init__(self, message: str, results_dir: Path | None = None):
+        super().__init__(message)
+        self.results_dir = results_dir
 
 
 @dataclass(frozen=True)
@@ -42,11 +53,20 @@ class Release:
         return json.loads(self.manifest_path.read_text())
 
     def split_file(self, split: str) -> Path:
-        return self.path / "data" / f"{split}-00000-of-00001.parquet"
+        return self.path / split_file_name(split)
+
+    def split_files(self) -> dict[str, Path]:
+        """The splits this release actually has, in train/validation/test order."""
+        return {s: self.split_file(s) for s in SPLITS if self.split_file(s).exists()}
+
+    @classmethod
+    def at(cls, path: Path) -> "Release":
+        m = json.loads((path / "manifest.json").read_text())
+        return cls(m["dataset"], m["version"], path)
 
 
-def split_file_name(split: str) -> str:
-    return f"data/{split}-00000-of-00001.parquet"
+def split_file_name(split: str, shard: int = 0, shards: int = 1) -> str:
+    return f"data/{split}-{shard:05d}-of-{shards:05d}.parquet"
 
 
 def publish_release(
@@ -55,55 +75,105 @@ def publish_release(
     recipe: Recipe,
     extra: dict[str, Any],
     version: str | None = None,
+    vocabulary: Any = None,
 ) -> Release:
-    """Write `<warehouse>/<dataset>/<version>/` with split Parquet files and manifest.json."""
+    """Write `<warehouse>/<dataset>/<version>/` (split Parquet files, gate results, manifest.json)."""
     dataset = recipe.dataset.name
-    version = version or warehouse.next_version(dataset)
-    final = warehouse.release_dir(dataset, version)
-    if final.exists():
-        raise PublishError(f"release {dataset}/{version} already exists at {final}; releases are immutable")
-    tmp = warehouse.dataset_dir(dataset) / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
-    tmp.mkdir(parents=True)
-    try:
-        sinks = {s: ParquetSink(tmp / split_file_name(s), EXAMPLES) for s in SPLITS}
-        for row in iter_rows(examples_path):
-            sinks[split_for(row["post_id"], recipe.splits)].write(row)
-        for sink in sinks.values():
-            sink.close()
-        total = sum(s.rows for s in sinks.values())
-        if total == 0:
-            raise PublishError("no examples to publish: every post was dropped (see the funnel)")
-        files = {split_file_name(s): {"rows": sinks[s].rows, "sha256": sha256_file(sinks[s].path)} for s in SPLITS}
-        manifest = {
-            "dataset": dataset,
-            "version": version,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "rows": {s: sinks[s].rows for s in SPLITS},
-            "masks": None,
-            "files": files,
-            "config": recipe.to_dict(),
-            **extra,
-        }
-        manifest["masks"] = _count_masks(sinks)
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
+    warehouse.dataset_dir(dataset).mkdir(parents=True, exist_ok=True)
+    with file_lock(warehouse.lock_path(dataset)):
+        version = version or warehouse.next_version(dataset)
+        final = warehouse.release_dir(dataset, version)
+        if final.exists():
+            raise PublishError(f"release {dataset}/{version} already exists at {final}; releases are immutable")
+        existing = warehouse.versions(dataset)
+        parent = existing[-1] if existing else None
+        tmp = warehouse.dataset_dir(dataset) / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
+        tmp.mkdir(parents=True)
         try:
-            os.rename(tmp, final)
-        except OSError as exc:
-            raise PublishError(f"release {dataset}/{version} appeared while publishing; nothing overwritten") from exc
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    release = Release(dataset, version, final)
-    register_release(warehouse, release.dataset, release.version, {s: release.split_file(s) for s in SPLITS})
+            manifest = _write_release(tmp, examples_path, warehouse, recipe, extra, dataset, version, parent, vocabulary)
+            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+            for f in (tmp / "data").iterdir():
+                f.chmod(0o444)
+            try:
+                os.rename(tmp, final)
+            except OSError as exc:
+                raise PublishError(f"release {dataset}/{version} appeared while publishing; nothing overwritten") from exc
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        release = Release(dataset, version, final)
+        with file_lock(warehouse.catalog_lock):
+            register_release(warehouse, dataset, version, release.split_files())
     return release
 
 
-def _count_masks(sinks: dict[str, ParquetSink]) -> dict[str, int]:
+def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe: Recipe, extra: dict[str, Any],
+                   dataset: str, version: str, parent: str | None, vocabulary: Any) -> dict[str, Any]:
+    splits = splits_for_config(recipe.splits)
+    sinks = {s: ParquetSink(tmp / split_file_name(s), EXAMPLES) for s in splits}
+    try:
+        for row in iter_rows(examples_path):
+            sinks[split_for(row["post_id"], recipe.splits)].write(row)
+    finally:
+        for sink in sinks.values():
+            sink.close()
+    if sum(s.rows for s in sinks.values()) == 0:
+        raise PublishError("no examples to publish: every post was dropped (see the funnel)")
+    files = {s: sinks[s].path for s in splits}
+    gate = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary)
+    return {
+        "dataset": dataset,
+        "version": version,
+        "parent_version": parent,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "rows": {s: sinks[s].rows for s in splits},
+        "masks": _count_masks(files),
+        "files": {split_file_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
+                  for s, p in files.items()},
+        "split_mode": "test_only" if recipe.splits.test_only else "hash",
+        "config": recipe.to_dict(),
+        "code_version": code_version(),
+        "vocabulary": gate.get("vocabulary") if gate else _describe_vocabulary(vocabulary),
+        "gate": gate,
+        **extra,
+    }
+
+
+def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: Recipe, dataset: str,
+              version: str, parent: str | None, vocabulary: Any) -> dict[str, Any] | None:
+    """Run the quality gate; on failure keep its results outside the release and raise GateFailed."""
+    if not recipe.gate.enabled:
+        return None
+    from warehouse.gate import label_counts, run_gate
+
+    parent_counts = None
+    if parent:
+        parent_counts = (parent, label_counts(Release.at(warehouse.release_dir(dataset, parent)).split_files()))
+    result = run_gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs)
+    if not result.success:
+        stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+        kept = warehouse.rejected_dir(dataset, version, stamp)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(tmp / "gate"), str(kept))
+        raise GateFailed(f"quality gate failed for {dataset}/{version}; nothing published "
+                         f"(GX results in {kept}):\n{result.message()}", kept)
+    summary = dict(result.summary)
+    summary["results"] = "gate/results.json"
+    return summary
+
+
+def _describe_vocabulary(vocabulary: Any) -> dict[str, Any]:
+    from warehouse.gate import default_vocabulary
+
+    return (vocabulary or default_vocabulary()).describe()
+
+
+def _count_masks(files: dict[str, Path]) -> dict[str, int]:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     out = {}
-    for split, sink in sinks.items():
-        col = pq.read_table(sink.path, columns=["n_masks"]).column("n_masks")
+    for split, path in files.items():
+        col = pq.read_table(path, columns=["n_masks"]).column("n_masks")
         out[split] = int(pc.sum(col).as_py() or 0)
     return out

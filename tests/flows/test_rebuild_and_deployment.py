@@ -24,6 +24,24 @@ def test_weekly_deployment_takes_its_cron_from_the_recipe(tmp_path):
     assert default.schedules[0].schedule.cron == "0 4 * * 1"
 
 
+def _month_dump(folder: Path, month: str, posts: int, seed: int, prefix: str) -> Path:
+    """A demo-style dump whose post ids carry `prefix` (demo ids restart at d000000 every month)."""
+    import json as _json
+
+    import zstandard
+    from sources.demo import DemoSpec, demo_records
+
+    lines = []
+    for r in demo_records(DemoSpec(posts=posts, month=month, seed=seed)):
+        if isinstance(r, dict):
+            r = {**r, "id": prefix + r["id"]}
+        lines.append(r if isinstance(r, str) else _json.dumps(r))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"RS_{month}.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
+    return path
+
+
 def _ids(manifest: str) -> list[str]:
     rel = Path(manifest).parent
     return sorted(i for p in (rel / "data").glob("*.parquet") for i in pq.read_table(p).column("post_id").to_pylist())
@@ -42,7 +60,7 @@ def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_
     same = run_rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
     assert same["release"] is None and same["parent"] == "express-demo/v1"
 
-    feb = write_demo_dump(dumps, DemoSpec(posts=200, month="2024-02", seed=99))
+    feb = _month_dump(dumps, "2024-02", 200, 99, "f")
     second = run_rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
     v2 = json.loads(Path(second["release"]["manifest"]).read_text())
     assert v2["version"] == "v2" and v2["parent"] == "express-demo/v1"

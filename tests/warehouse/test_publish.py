@@ -3,7 +3,9 @@ import json
 import duckdb
 import pytest
 
-from schemas.config import Recipe
+from dataclasses import replace
+
+from schemas.config import GateConfig, Recipe
 from schemas.lexicon import sha256_file
 from schemas.records import EXAMPLES, Example
 from warehouse.catalog import list_views, view_name
@@ -13,17 +15,26 @@ from warehouse.publish import PublishError, publish_release
 from warehouse.splits import split_for
 
 
+def _recipe():
+    """The gate runs (without Data Docs, which test_gate.py covers) so publishing stays quick."""
+    return replace(Recipe(), gate=GateConfig(data_docs=False))
+
+
+WORDS = ("sad", "happy", "guilty", "scared", "tired", "lonely", "proud", "calm")
+
+
 def _examples(path, n=60):
     with ParquetSink(path, EXAMPLES) as sink:
         for i in range(n):
             for seg in range(2):  # two segments per post: must share a split
-                sink.write(Example(f"p{i}", seg, "sub", 0, "I feel sad", "I feel <mask>", ["sad"], ["sad"], ["family1"]).to_row())
+                w = WORDS[(i + seg) % len(WORDS)]
+                sink.write(Example(f"p{i}", seg, "sub", 0, f"I feel {w}", "I feel <mask>", [w], [w], ["family1"]).to_row())
     return path
 
 
 def test_release_has_splits_manifest_checksums_and_catalog_views(tmp_path):
     wh = Warehouse.at(tmp_path / "wh")
-    rel = publish_release(_examples(tmp_path / "ex.parquet"), wh, Recipe(), {"funnel": {}})
+    rel = publish_release(_examples(tmp_path / "ex.parquet"), wh, _recipe(), {"funnel": {}})
     m = rel.manifest()
     assert (rel.dataset, rel.version) == ("express", "v1")
     assert sum(m["rows"].values()) == 120 and sum(m["masks"].values()) == 120
@@ -41,19 +52,19 @@ def test_release_has_splits_manifest_checksums_and_catalog_views(tmp_path):
 def test_a_published_version_is_never_overwritten(tmp_path):
     wh = Warehouse.at(tmp_path / "wh")
     ex = _examples(tmp_path / "ex.parquet")
-    first = publish_release(ex, wh, Recipe(), {})
+    first = publish_release(ex, wh, _recipe(), {})
     before = first.manifest_path.read_bytes()
     with pytest.raises(PublishError, match="immutable"):
-        publish_release(ex, wh, Recipe(), {}, version="v1")
+        publish_release(ex, wh, _recipe(), {}, version="v1")
     assert first.manifest_path.read_bytes() == before
-    assert publish_release(ex, wh, Recipe(), {}).version == "v2"
+    assert publish_release(ex, wh, _recipe(), {}).version == "v2"
     assert not list((tmp_path / "wh" / "express").glob(".tmp-*"))
 
 
 def test_nothing_to_publish_leaves_no_release(tmp_path):
     wh = Warehouse.at(tmp_path / "wh")
     with pytest.raises(PublishError, match="no examples"):
-        publish_release(_examples(tmp_path / "ex.parquet", n=0), wh, Recipe(), {})
+        publish_release(_examples(tmp_path / "ex.parquet", n=0), wh, _recipe(), {})
     assert wh.versions("express") == []
 
 

@@ -1,0 +1,111 @@
+"""Benchmark of disclosure extraction: quality on EXPRESS dev segments and speed on one core.
+
+Speed is CPU time of this process (time.process_time), not wall time, because the machine is
+shared. Prints the figures, then one JSON line.
+
+    .venv/bin/python bench/extract.py [--dev PATH] [--posts 20000] [--disclosing 0.1]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from extractors.disclosures import DisclosureExtractor  # noqa: E402
+from extractors.nlp import load_nlp  # noqa: E402
+from extractors.quality import score_reachable, score_spans  # noqa: E402
+from sources.demo import TEMPLATES  # noqa: E402
+
+DEFAULT_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
+FALLBACK_DEV = Path("/work/shared/data/express-reference/segments_dev.jsonl")
+
+
+def synthetic_posts(n: int, disclosing: float, seed: int = 7) -> list[str]:
+    """Reddit-like posts from the demo templates: a `disclosing` share carries 1-3 disclosures,
+    the rest are neutral filler (with look-alike sentences), 5-15 sentences each."""
+    import tomllib
+
+    t = tomllib.loads(TEMPLATES.read_text(encoding="utf-8"))
+    rng = random.Random(seed)
+    fams = ("family1", "family1", "family2", "family2", "family3")
+
+    def fill(tpl: str) -> str:
+        e, e2 = rng.sample(t["emotions"], 2)
+        return tpl.format(i=rng.choice(t["intensifiers"]), e=e, e2=e2)
+
+    posts = []
+    for _ in range(n):
+        sents = [rng.choice(t["fillers"]) for _ in range(rng.randint(5, 15))]
+        if rng.random() < disclosing:
+            for _ in range(rng.randint(1, 3)):
+                sents.insert(rng.randrange(len(sents) + 1), fill(rng.choice(t[rng.choice(fams)])))
+        if rng.random() < 0.3:
+            sents.insert(rng.randrange(len(sents) + 1), fill(rng.choice(t["non_disclosures"])))
+        posts.append(" ".join(sents))
+    return posts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--dev", type=Path, default=DEFAULT_DEV if DEFAULT_DEV.exists() else FALLBACK_DEV)
+    ap.add_argument("--posts", type=int, default=20000, help="synthetic posts")
+    ap.add_argument("--disclosing", type=float, default=0.1, help="share of synthetic posts that disclose")
+    ap.add_argument("--with-parser", action="store_true",
+                    help="also time the full pipeline (parser + attribute ruler) on the dev file")
+    args = ap.parse_args()
+
+    ex = DisclosureExtractor()
+    ex.extract("I feel fine.")  # load the model outside the timings
+    out: dict[str, float | int | str] = {"timing": "cpu_process_time_one_core"}
+
+    if args.dev.exists():
+        rows = [json.loads(line) for line in open(args.dev, encoding="utf-8")]
+        words = sum(len(r["text"].split()) for r in rows)
+        t0 = time.process_time()
+        found = list(ex.extract_many(r["text"] for r in rows))
+        cpu = time.process_time() - t0
+        spans = score_spans(rows, found, include_negated=True)
+        labels = score_spans(rows, found, include_negated=False)
+        reach = score_reachable(rows, found)
+        print(f"dev segments: {len(rows)} segments, {words} words, {cpu:.2f} s CPU "
+              f"-> {words / cpu:,.0f} words/s, {len(rows) / cpu:,.1f} segments/s (one core, CPU time)")
+        print(f"  spans  (every disclosure found, negated or not) vs gold: {spans}")
+        print(f"  labels (negated disclosures dropped, the default) vs gold: {labels}")
+        print(f"  spans the reference regexes could reach (no I'm feeling/don't feel/I've been/markdown): {reach}")
+        out.update(words_per_s=round(words / cpu), precision=round(spans.precision, 4),
+                   recall=round(spans.recall, 4), label_precision=round(labels.precision, 4),
+                   label_recall=round(labels.recall, 4), reachable_precision=round(reach.precision, 4),
+                   dev_segments=len(rows), dev_words=words)
+        if args.with_parser:  # the same rules over the full pipeline (parser + attribute ruler)
+            full = DisclosureExtractor(nlp=load_nlp())
+            full.extract("I feel fine.")
+            t0 = time.process_time()
+            found_full = list(full.extract_many(r["text"] for r in rows))
+            cpu_full = time.process_time() - t0
+            spans_full = score_spans(rows, found_full, include_negated=True)
+            print(f"  with parser + attribute ruler: {words / cpu_full:,.0f} words/s, spans {spans_full}")
+            out.update(parser_words_per_s=round(words / cpu_full), parser_precision=round(spans_full.precision, 4),
+                       parser_recall=round(spans_full.recall, 4))
+    else:
+        print(f"dev file {args.dev} not found: quality and words/s skipped")
+
+    posts = synthetic_posts(args.posts, args.disclosing)
+    words = sum(len(p.split()) for p in posts)
+    t0 = time.process_time()
+    n_found = sum(len(f) for f in ex.extract_many(posts))
+    cpu = time.process_time() - t0
+    print(f"synthetic dump: {len(posts)} posts ({args.disclosing:.0%} disclosing), {words} words, "
+          f"{n_found} disclosures, {cpu:.2f} s CPU -> {len(posts) / cpu:,.0f} posts/s, "
+          f"{words / cpu:,.0f} words/s (one core, CPU time)")
+    out.update(posts_per_s=round(len(posts) / cpu), synthetic_words_per_s=round(words / cpu),
+               synthetic_posts=len(posts), synthetic_disclosing_share=args.disclosing)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

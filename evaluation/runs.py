@@ -1,0 +1,91 @@
+"""Stored evaluation runs: list them, find one by id (or unique prefix, or path), rank them.
+
+Only complete runs (config status "complete" and a metrics.json) are listed; failed or
+interrupted runs stay on disk for inspection but never reach a leaderboard.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from warehouse.layout import Warehouse
+
+COLUMNS = ("AccL", "AccV", "F1V", "VRate")
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    run_id: str
+    path: Path
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        c = self.config
+        return (c.get("release", ""), c.get("split", ""), c.get("predictor", ""), c.get("setting", ""), c.get("model", ""))
+
+
+def load_run(path: Path) -> StoredRun | None:
+    try:
+        config = json.loads((path / "config.json").read_text())
+        metrics = json.loads((path / "metrics.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+    if config.get("status", "complete") != "complete":
+        return None
+    return StoredRun(path.name, path, config, metrics)
+
+
+def list_runs(warehouse: Warehouse) -> list[StoredRun]:
+    root = warehouse.root / "evaluations"
+    runs = [load_run(p) for p in sorted(root.iterdir())] if root.is_dir() else []
+    return [r for r in runs if r is not None]
+
+
+def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
+    """A run by folder path, full id or unique id prefix; errors say what was searched."""
+    as_path = Path(ref)
+    if (as_path / "config.json").exists():
+        run = load_run(as_path.resolve())
+        if run is None:
+            raise ValueError(f"run {ref} is not complete (see its config.json)")
+        return run
+    matches = [r for r in list_runs(warehouse) if r.run_id == ref] or \
+              [r for r in list_runs(warehouse) if r.run_id.startswith(ref)]
+    if not matches:
+        raise FileNotFoundError(f"no complete run '{ref}' in {warehouse.root / 'evaluations'}")
+    if len(matches) > 1:
+        raise ValueError(f"run '{ref}' is ambiguous: {', '.join(r.run_id for r in matches)}")
+    return matches[0]
+
+
+def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | None = None,
+                latest_only: bool = True) -> list[StoredRun]:
+    """Runs for the table, best AccV first; by default the latest run per predictor/setting/model."""
+    runs = [r for r in list_runs(warehouse)
+            if (release is None or r.config.get("release") == release or r.config.get("release", "").endswith("/" + release))
+            and (split is None or r.config.get("split") == split)]
+    if latest_only:
+        latest: dict[tuple[str, ...], StoredRun] = {}
+        for r in sorted(runs, key=lambda r: r.config.get("created", "")):
+            latest[r.key] = r
+        runs = list(latest.values())
+    return sorted(runs, key=lambda r: (r.config.get("release", ""), r.config.get("split", ""), -r.metrics.get("AccV", 0.0)))
+
+
+def format_table(runs: list[StoredRun], fmt: str = "text") -> str:
+    """Rows like the paper's Table 3: predictor / setting / model, then AccL AccV F1V VRate."""
+    head = ["release", "split", "predictor", "setting", "model", "rows", *COLUMNS, "run"]
+    body = [[r.config.get("release", ""), r.config.get("split", ""), r.config.get("predictor", ""),
+             r.config.get("setting", ""), r.config.get("model", "") or "-", str(r.metrics.get("rows", "")),
+             *(f"{r.metrics.get(c, 0.0):.4f}" for c in COLUMNS), r.run_id] for r in runs]
+    if fmt == "json":
+        return json.dumps([dict(zip(head, row)) for row in body], indent=2)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in body])
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    return "\n".join("  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in [head, *body])

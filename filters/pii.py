@@ -1,0 +1,47 @@
+"""PII scrubbing: user handles, e-mail addresses, URLs and phone numbers become placeholders.
+
+Applied to kept posts before extraction, so no release text carries them; `author` is blanked.
+Order matters: e-mails before URLs (a domain inside an address), URLs before handles
+(`reddit.com/u/name` becomes one [URL]).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import regex
+
+from schemas.records import RawPost
+
+EMAIL = regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+URL = regex.compile(
+    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]"
+    r"|\b(?:[\w-]+\.)+(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b"
+    r"(?:/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"])?/?",
+    regex.IGNORECASE,
+)
+HANDLE = regex.compile(r"(?<![\w])/?(?:u|user)/[\w-]{2,20}", regex.IGNORECASE)
+PHONE = regex.compile(
+    r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)|\d{2,4})[\s.-]?\d{3,4}[\s.-]?\d{3,4}(?![\w])"
+)
+PLACEHOLDERS = {"email": "[EMAIL]", "url": "[URL]", "user": "[USER]", "phone": "[PHONE]"}
+_STEPS = ((EMAIL, "[EMAIL]"), (URL, "[URL]"), (HANDLE, "[USER]"))
+
+
+def _phone(m: regex.Match) -> str:
+    """Only digit runs of phone length (7-15 digits) are phone numbers; years and counts are not."""
+    digits = sum(ch.isdigit() for ch in m.group(0))
+    return "[PHONE]" if 7 <= digits <= 15 else m.group(0)
+
+
+def scrub(text: str) -> str:
+    """The text with every handle, e-mail, URL and phone number replaced by its placeholder."""
+    if not text:
+        return text
+    for pattern, placeholder in _STEPS:
+        text = pattern.sub(placeholder, text)
+    return PHONE.sub(_phone, text)
+
+
+def scrub_post(post: RawPost) -> RawPost:
+    """A copy of `post` with scrubbed text fields and no author."""
+    return replace(post, text=scrub(post.text), title=scrub(post.title), selftext=scrub(post.selftext), author="")

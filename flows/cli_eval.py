@@ -1,0 +1,205 @@
+"""Evaluation commands: score, evaluate, leaderboard, compare, agreement, eval-report.
+
+Option precedence for `evaluate`: command-line flags, then the recipe's [evaluate] section
+(`--config`), then the defaults; the API key only ever comes from the environment.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import fields
+from typing import Any
+
+from flows import prefect_env
+from flows.cli_core import warehouse_arg
+
+# flag name -> PredictorOptions field, for the options a user can set per run
+OPTION_FLAGS = {
+    "base_url": str, "concurrency": int, "timeout": float, "max_retries": int, "temperature": float,
+    "max_tokens": int, "seed": int, "top_k": int, "context_words": int, "prompts_file": str,
+    "embedding_model": str, "api_key_env": str,
+}
+
+
+def _decomposition(path: str | None) -> Any:
+    from schemas.lexicon import default_decomposition, load_decomposition
+
+    return load_decomposition(path) if path else default_decomposition()
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from evaluation.score_file import score_file
+
+    try:
+        result = score_file(args.predictions, _decomposition(args.lexicon), args.labels_field, args.output_field)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"express score: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result))
+    return 0
+
+
+def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(run settings, predictor options) from the recipe and the flags; no key in either."""
+    from evaluation.predictors import PredictorOptions
+    from schemas.config import load_recipe
+
+    cfg = load_recipe(args.config).evaluate
+    known = {f.name for f in fields(PredictorOptions)}
+    options = {k: v for k, v in vars(cfg).items() if k in known and k not in ("setting", "model")}
+    for name in OPTION_FLAGS:
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
+    run = {"split": args.split or cfg.split, "predictor": args.predictor or cfg.predictor,
+           "setting": args.setting or cfg.setting, "model": args.model or cfg.model,
+           "bootstrap": args.bootstrap if args.bootstrap is not None else cfg.bootstrap}
+    return run, options
+
+
+def check_choice(predictor: str, setting: str, prompts_file: str) -> None:
+    """Fail before any work on an unknown predictor or prompt setting."""
+    from evaluation.predictors import PREDICTORS
+    from evaluation.prompts import load_prompts
+
+    if predictor not in PREDICTORS:
+        raise KeyError(f"unknown predictor '{predictor}'; known: {', '.join(sorted(PREDICTORS))}")
+    if PREDICTORS[predictor].uses_prompts:
+        load_prompts(prompts_file or None).get(setting)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from warehouse.layout import Warehouse
+
+    try:
+        run, options = evaluate_options(args)
+        check_choice(run["predictor"], run["setting"], options.get("prompts_file", ""))
+    except (ValueError, KeyError) as exc:
+        print(f"express evaluate: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    prefect_env.configure()
+    from flows.evaluate import evaluate_flow
+
+    try:
+        out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                            run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report)
+    except Exception as exc:  # one line, non-zero exit; the run folder (if any) is marked failed
+        print(f"express evaluate: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
+                      **({"report": out["report"]} if out.get("report") else {})}))
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from evaluation.runs import format_table, leaderboard
+    from warehouse.layout import Warehouse
+
+    runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all)
+    if not runs:
+        print("express leaderboard: no complete runs (run `express evaluate` first)", file=sys.stderr)
+        return 1
+    print(format_table(runs, args.format))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from evaluation.compare import compare_runs, format_comparison
+    from evaluation.runs import find_run
+    from warehouse.layout import Warehouse
+
+    wh = Warehouse.at(args.warehouse)
+    try:
+        result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon))
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"express compare: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=2) if args.json else format_comparison(result))
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from evaluation.agreement import agreement
+
+    try:
+        result = agreement(args.files)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"express agreement: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"raters: {len(result['raters'])}  items: {result['items']}  categories: {result['categories']}")
+    for p in result["pairs"]:
+        kappa = "-" if p["cohen_kappa"] is None else f"{p['cohen_kappa']:.4f}"
+        print(f"Cohen's kappa  {p['a']} vs {p['b']}: {kappa}  ({p['items']} items)")
+    fleiss = "-" if result["fleiss_kappa"] is None else f"{result['fleiss_kappa']:.4f}"
+    print(f"Fleiss' kappa: {fleiss}  ({result['fleiss_items']} items rated by all)")
+    print(f"Krippendorff's alpha (nominal): {result['krippendorff_alpha']:.4f}  ({result['krippendorff_units']} units)")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from evaluation.report import write_report
+    from evaluation.runs import find_run
+    from warehouse.layout import Warehouse
+
+    try:
+        run = find_run(Warehouse.at(args.warehouse), args.run)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"express eval-report: {exc}", file=sys.stderr)
+        return 2
+    print(write_report(run.path))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="EXPRESS metrics for a predictions file (JSONL or CSV)")
+    p.add_argument("--predictions", required=True)
+    p.add_argument("--lexicon", help="decomposition CSV (default: the shipped one)")
+    p.add_argument("--labels-field", default="labels")
+    p.add_argument("--output-field", default="output", help="field holding the raw model answer")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("evaluate", help="score a predictor on a published release and store the run")
+    p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
+    p.add_argument("--split", help="default: [evaluate] split, else test")
+    p.add_argument("--predictor", help="most-frequent, all-zero, context-lexicon, tfidf-logreg, "
+                                       "openai-compatible, hf-fill-mask")
+    p.add_argument("--setting", help="zero-shot, few-shot-random, few-shot-nearest, chain-of-thought")
+    p.add_argument("--model", help="model name on the server (openai-compatible) or model folder (hf-fill-mask)")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
+    p.add_argument("--bootstrap", type=int, help="bootstrap resamples for the 95 %% intervals")
+    p.add_argument("--no-report", action="store_true", help="do not write the Markdown report")
+    for name, kind in OPTION_FLAGS.items():
+        flag = "--prompts" if name == "prompts_file" else "--" + name.replace("_", "-")
+        p.add_argument(flag, dest=name, type=kind)
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("leaderboard", help="table of stored runs (AccL AccV F1V VRate), like the paper's Table 3")
+    p.add_argument("--release", help="only runs on this release (DATASET/VERSION or VERSION)")
+    p.add_argument("--split")
+    p.add_argument("--all", action="store_true", help="every run, not just the latest per predictor/setting/model")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("compare", help="differences between two runs with paired significance tests")
+    p.add_argument("run_a")
+    p.add_argument("run_b")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--lexicon", help="decomposition CSV (default: the shipped one)")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("agreement", help="Cohen's, Fleiss' kappa and Krippendorff's alpha; one rater per file")
+    p.add_argument("files", nargs="+", help="CSV/JSONL with id,label, or .txt with one label per line")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_agreement)
+
+    p = sub.add_parser("eval-report", help="(re)write the Markdown report with charts for a run")
+    p.add_argument("run", help="run id, unique prefix, or run folder")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_report)

@@ -1,0 +1,101 @@
+"""Release commands: releases (list), diff, report (HTML data-quality page), card (Hugging Face export)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from flows.cli_core import warehouse_arg
+
+
+def _release(wh, version: str):
+    from warehouse.publish import Release
+
+    return Release.at(wh.find_release(version))
+
+
+def cmd_releases(args: argparse.Namespace) -> int:
+    from warehouse.catalog import list_views
+    from warehouse.layout import Warehouse
+
+    wh = Warehouse.at(args.warehouse)
+    for manifest in sorted(wh.root.glob("*/v*/manifest.json")):
+        m = json.loads(manifest.read_text())
+        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}")
+    if args.views:
+        for name in list_views(wh):
+            print(f"view\t{name}")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from warehouse.diff import diff_releases, format_diff
+    from warehouse.layout import Warehouse
+
+    wh = Warehouse.at(args.warehouse)
+    try:
+        d = diff_releases(_release(wh, args.a), _release(wh, args.b), args.top)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"express diff: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(d, indent=2) if args.json else format_diff(d))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from warehouse.layout import Warehouse
+    from warehouse.report import default_report_path, docs_link_for, render_report
+
+    wh = Warehouse.at(args.warehouse)
+    try:
+        rel = _release(wh, args.release)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"express report: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else default_report_path(wh.root, rel)
+    print(render_report(rel, out, docs_link_for(rel, out)))
+    return 0
+
+
+def cmd_card(args: argparse.Namespace) -> int:
+    from warehouse.card import export_card
+    from warehouse.layout import Warehouse
+
+    wh = Warehouse.at(args.warehouse)
+    try:
+        rel = _release(wh, args.release)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"express card: {exc}", file=sys.stderr)
+        return 2
+    written = export_card(rel, Path(args.out), url=args.url or "")
+    print(written["readme"])
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("releases", help="list published releases")
+    p.add_argument("--views", action="store_true", help="also list the DuckDB catalog views")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_releases)
+
+    p = sub.add_parser("diff", help="rows added/removed per split and label change between two releases")
+    p.add_argument("a", help="VERSION or DATASET/VERSION (the older one)")
+    p.add_argument("b", help="VERSION or DATASET/VERSION (the newer one)")
+    p.add_argument("--top", type=int, default=15, help="how many label changes to list")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("report", help="write a self-contained HTML data-quality report of a release")
+    p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
+    p.add_argument("--out", help="HTML file (default: <warehouse>/reports/<dataset>/<version>/report.html)")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("card", help="export a release as a Hugging Face dataset folder (card, Parquet, Croissant)")
+    p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
+    p.add_argument("--out", required=True, help="folder to write README.md, data/ and croissant.json into")
+    p.add_argument("--url", help="dataset URL for the Croissant file (default: the Hub URL by name)")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_card)

@@ -1,0 +1,159 @@
+"""The OpenAI-compatible predictor with the real `openai` client against a fake server on 127.0.0.1."""
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluation.chat import ChatConfigError
+from evaluation.predictors import PredictorOptions
+from evaluation.run import evaluate_release, read_run_predictions
+from tests.fakes.openai_server import FakeOpenAIServer
+from warehouse.layout import Warehouse
+from warehouse.parquet import iter_rows
+
+SECRET = "sk-test-do-not-store-7f3a"
+
+
+def options(server: FakeOpenAIServer, cache: Path, **kw) -> PredictorOptions:
+    base = dict(base_url=server.base_url, api_key=SECRET, timeout=10.0, backoff=0.01, max_retries=3,
+                concurrency=2, cache_dir=str(cache))
+    return PredictorOptions(**{**base, **kw})
+
+
+def split_rows(tiny_release) -> list[dict]:
+    from evaluation.run import load_release
+
+    rel = load_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"])
+    return list(iter_rows(rel.split_file("test")))
+
+
+
+
+def misbehaving(text: str, k: int, body: dict) -> str:
+    """Prose for 'dog' posts, one word too many for 'storm' posts, reasoning + list for the rest."""
+    if "dog" in text:
+        return "I cannot tell what this person felt."
+    if "storm" in text:
+        return repr(["scared"] * (k + 1))
+    return "The writer failed an exam, so they felt bad.\nAnswer: " + json.dumps(["sad"] * k)
+
+
+def test_chat_run_survives_429_timeout_and_malformed_answers_then_reruns_from_cache(tiny_release, tmp_path):
+    rows = split_rows(tiny_release)
+    malformed = sum(1 for r in rows if "dog" in r["masked_text"] or "storm" in r["masked_text"])
+    assert 0 < malformed < len(rows)
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer(misbehaving) as server:
+        server.faults.extend(["429", 6.0])  # a rate limit, then a stall longer than the 2 s timeout
+        first = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "zero-shot",
+                                 model="fake-model", options=options(server, tmp_path / "cache", timeout=2.0))
+        sent = len(server.requests)
+        assert sent == len(rows) + 2  # every example once, plus the two retried requests
+        assert all(h == f"Bearer {SECRET}" for h in server.auth_headers)
+        assert all(b["temperature"] == 0 and b["model"] == "fake-model" for b in server.requests)
+
+        second = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "zero-shot",
+                                  model="fake-model", options=options(server, tmp_path / "cache"))
+        assert len(server.requests) == sent  # the cache answered everything
+    assert first.metrics == second.metrics
+    assert first.metrics["VRate"] == pytest.approx((len(rows) - malformed) / len(rows))
+    preds = list(read_run_predictions(first.path))
+    assert all(p["usage"]["total_tokens"] > 0 for p in preds)
+    assert all(p.get("cached") for p in read_run_predictions(second.path))
+    analysis = json.loads((second.path / "analysis.json").read_text())
+    assert analysis["answers_from_cache"] == len(rows) and analysis["usage_new_tokens"]["total_tokens"] == 0
+    config = json.loads((first.path / "config.json").read_text())
+    assert config["status"] == "complete" and config["predictor_details"]["retries"] == 2
+    assert config["predictor_details"]["base_url"] == server.base_url
+    for f in [*first.path.iterdir(), *second.path.iterdir(), *(tmp_path / "cache").rglob("*.json")]:
+        assert SECRET not in f.read_text(), f
+
+
+def test_interrupted_run_pays_only_for_the_missing_answers(tiny_release, tmp_path):
+    n = len(split_rows(tiny_release))
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5,
+                         model="m-interrupt", options=options(server, tmp_path / "c"))
+        assert len(server.requests) == 5
+        full = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible",
+                                model="m-interrupt", options=options(server, tmp_path / "c"))
+        assert len(server.requests) == n
+    assert full.metrics["rows"] == n and full.metrics["VRate"] == 1.0
+
+
+def test_exhausted_retries_are_recorded_as_invalid_and_not_cached(tiny_release, tmp_path):
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        server.faults.extend(["500", "500"])
+        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
+                               model="m-500", options=options(server, tmp_path / "c", max_retries=1, concurrency=1))
+        pred = next(read_run_predictions(run.path))
+        assert pred["output"] is None and pred["parsed"] is None and "500" in pred["error"]
+        assert run.metrics["VRate"] == 0.0
+        again = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
+                                 model="m-500", options=options(server, tmp_path / "c", max_retries=1))
+        assert len(server.requests) == 3 and again.metrics["VRate"] == 1.0
+
+
+def test_rejected_key_stops_the_run_and_marks_it_failed(tiny_release, tmp_path):
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        server.faults.append("401")
+        with pytest.raises(ChatConfigError, match="401"):
+            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
+                             model="m-401", options=options(server, tmp_path / "c", concurrency=1))
+    failed = [json.loads(p.read_text()) for p in (wh.root / "evaluations").glob("*/config.json")]
+    assert any(c["status"] == "failed" and c["model"] == "m-401" for c in failed)
+    from evaluation.runs import list_runs
+
+    assert all(r.config["model"] != "m-401" for r in list_runs(wh))  # failed runs never reach a leaderboard
+
+
+@pytest.mark.parametrize("setting", ["few-shot-random", "few-shot-nearest"])
+def test_few_shot_prompts_show_four_train_examples_with_the_same_mask_count(tiny_release, tmp_path, setting):
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", setting,
+                               model="m-few", options=options(server, tmp_path / "c"))
+        bodies = server.requests
+    test_posts = {r["post_id"] for r in split_rows(tiny_release)}
+    for body in bodies:
+        msgs = body["messages"]
+        assert [m["role"] for m in msgs] == ["user", "assistant"] * 4 + ["user"]
+        k = msgs[-1]["content"].split("Text:", 1)[1].count("<mask>")
+        for user, answer in zip(msgs[:-1:2], msgs[1:-1:2]):
+            assert user["content"].split("Text:", 1)[1].count("<mask>") == k
+            assert len(eval(answer["content"])) == k
+    for pred in read_run_predictions(run.path):
+        assert len(pred["shots"]) == 4 and not set(pred["shots"]) & test_posts
+    config = json.loads((run.path / "config.json").read_text())
+    assert config["setting"] == setting
+    if setting == "few-shot-nearest":
+        assert config["predictor_details"]["few_shot_backend"] == "tfidf"
+
+
+def test_chain_of_thought_answer_after_reasoning_is_parsed(tiny_release, tmp_path):
+    def thinker(text: str, k: int, body: dict) -> str:
+        assert "step by step" in body["messages"][-1]["content"]
+        return "Step 1: the writer describes a loss.\nStep 2: ...\nAnswer: " + repr(["sad"] * k)
+
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer(thinker) as server:
+        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "chain-of-thought",
+                               model="m-cot", options=options(server, tmp_path / "c"))
+        assert server.requests[0]["max_tokens"] == 1024
+    assert run.metrics["VRate"] == 1.0 and run.metrics["AccL"] > 0
+
+
+def test_a_damaged_cache_entry_is_asked_again_and_repaired(tiny_release, tmp_path):
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
+                         model="m-damaged", options=options(server, tmp_path / "c"))
+        [entry] = list((tmp_path / "c").rglob("*.json"))
+        entry.write_text('{"content": "trunc')  # as if the disk filled up mid-write
+        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
+                               model="m-damaged", options=options(server, tmp_path / "c"))
+        assert len(server.requests) == 2 and run.metrics["VRate"] == 1.0
+    assert json.loads(entry.read_text())["content"].startswith("[")

@@ -1,0 +1,45 @@
+"""The regex prefilter opens small windows only where a trigger is followed by a lexicon word."""
+from extractors.prefilter import Prefilter
+from schemas.lexicon import lexicon_terms
+
+
+def _windows(text):
+    return [text[w.start:w.end] for w in Prefilter(lexicon_terms()).windows(text)]
+
+
+def test_trigger_without_nearby_lexicon_word_opens_no_window():
+    assert _windows("I feel that the meeting on Sunday went on for hours and I was sad.") == ["I was sad."]
+    assert _windows("We moved in May. The commute takes an hour. I was at the library.") == []
+
+
+def test_lexicon_word_beyond_the_phrase_length_opens_no_window():
+    assert _windows("I am going to the store because happy people shop.") == []
+    assert _windows("I felt it would be very nice, happy even.") == []
+
+
+def test_window_is_a_short_slice_around_the_trigger():
+    text = "This is a long sentence about many things and then I really feel so sad about it all, honestly, truly."
+    (w,) = _windows(text)
+    assert "feel so sad" in w and len(w) < len(text) / 2
+
+
+def test_family3_window_starts_at_the_sentence_start():
+    text = "Work was long. Honestly after the whole day feeling pretty hopeless."
+    (w,) = _windows(text)
+    assert w.startswith("Honestly") and w.endswith("hopeless.")
+
+
+def test_curly_apostrophes_and_apostrophe_free_forms_are_triggers():
+    for text in ["I’m so tired.", "Im so tired.", "i am so tired.", "I’ve been so tired.", "Ive been tired."]:
+        assert _windows(text), text
+
+
+def test_neutral_synthetic_posts_send_nothing_to_spacy():
+    from bench.extract import synthetic_posts
+
+    posts = synthetic_posts(200, disclosing=0.0)
+    pf = Prefilter(lexicon_terms())
+    windows = [pf.windows(p) for p in posts]
+    assert sum(bool(w) for w in windows) <= 200 * 0.3  # only look-alikes ("I feel he was sad") open one
+    tagged = sum(w.end - w.start for ws in windows for w in ws)
+    assert tagged < 0.02 * sum(map(len, posts))

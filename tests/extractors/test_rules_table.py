@@ -1,0 +1,137 @@
+"""A hand-written table of sentences: each pattern family and masking rule, with cases that
+must and must not produce a disclosure, the faults of the authors' script, and negation."""
+import pytest
+
+from extractors.disclosures import mask_text
+
+# (text, expected [(surface, pattern, negated)], what the case proves)
+TABLE = [
+    # family 1: I + up to 3 words + feel/felt/feeling + a phrase of up to 4 words
+    ("I feel so guilty about it.", [("guilty", "family1", False)], "f1 basic with intensifier"),
+    ("I felt sad.", [("sad", "family1", False)], "f1 felt"),
+    ("I have felt extremely angry since then.", [("angry", "family1", False)], "f1 have felt"),
+    ("I had felt lonely for years.", [("lonely", "family1", False)], "f1 had felt"),
+    ("I am feeling anxious today.", [("anxious", "family1", False)], "f1 am feeling"),
+    ("I was feeling hopeless.", [("hopeless", "family1", False)], "f1 was feeling"),
+    ("I’m feeling overwhelmed.", [("overwhelmed", "family1", False)], "f1 curly apostrophe"),
+    ("Im feeling lonely tonight.", [("lonely", "family1", False)], "f1 Im without apostrophe"),
+    ("i just feel really tired", [("tired", "family1", False)], "f1 lower-case i, no period"),
+    ("I kind of feel a bit nervous.", [("nervous", "family1", False)], "f1 hedges before and after verb"),
+    ("I feel kind of embarrassed about it.", [("embarrassed", "family1", False)], "f1 'kind of' is a hedge"),
+    ("I began to feel a deep rage.", [("rage", "family1", False)], "f1 words between I and feel"),
+    ("I can't help but feel overwhelmed.", [("overwhelmed", "family1", False)], "f1 three words between"),
+    ("I feel self-conscious around them.", [("self-conscious", "family1", False)], "f1 hyphenated lexicon item"),
+    ("I feel mixed up about it.", [("mixed up", "family1", False)], "f1 two-word lexicon item"),
+    ("I feel **really** scared 😢 now.", [("scared", "family1", False)], "f1 markdown and emoji"),
+    ("I feel angry and sad.", [("angry", "family1", False)], "f1 one word per phrase"),
+    ("I feel lonely. I feel afraid.", [("lonely", "family1", False), ("afraid", "family1", False)],
+     "f1 one word per phrase, two phrases"),
+    ("I feel like he is sad.", [], "f1 phrase starting with like"),
+    ("I feel like a failure.", [], "f1 like"),
+    ("I feel he was sad.", [], "f1 pronoun before the word"),
+    ("I feel that it is sad.", [], "f1 determiner-pronoun before the word"),
+    ("I feel the need to be happy.", [], "f1 verb before the word"),
+    ("I felt John was angry.", [], "f1 proper noun before the word"),
+    ("I feel how happy he is.", [], "f1 question word before the word"),
+    ("I think she felt sad.", [], "f1 someone else is the subject"),
+    ("My sister is happy about her new job.", [], "no trigger at all"),
+    ("I went to the store and felt nothing.", [], "f1 more than 3 words between I and felt"),
+    ("I feel it would be very nice to be happy.", [], "f1 word beyond the 4-word phrase"),
+    ("I feel a bit like this.", [], "f1 like as a preposition is no emotion word"),
+    # family 2: I'm / Im / I am / I was / I have been / I had been + adjective
+    ("I'm scared of the dark.", [("scared", "family2", False)], "f2 I'm"),
+    ("I’m so happy for you.", [("happy", "family2", False)], "f2 curly I’m"),
+    ("Im really tired.", [("tired", "family2", False)], "f2 Im"),
+    ("i am anxious", [("anxious", "family2", False)], "f2 lower-case i am"),
+    ("I was angry at him.", [("angry", "family2", False)], "f2 I was"),
+    ("I have been lonely lately.", [("lonely", "family2", False)], "f2 I have been"),
+    ("I had been nervous all week.", [("nervous", "family2", False)], "f2 I had been"),
+    ("I've been so lonely.", [("lonely", "family2", False)], "f2 I've been"),
+    ("I am a bit jealous.", [("jealous", "family2", False)], "f2 'a bit' hedge"),
+    ("I’m really self-conscious about it.", [("self-conscious", "family2", False)], "f2 hyphenated item"),
+    ("I AM SO ANGRY right now.", [("ANGRY", "family2", False)], "f2 all caps"),
+    ("I\u00a0am\u00a0happy.", [("happy", "family2", False)], "f2 no-break spaces"),
+    ("I\tam sad.", [("sad", "family2", False)], "f2 tab"),
+    ("I\u200b feel sad.", [("sad", "family1", False)], "f1 zero-width space after I"),
+    ("I'm going to the store after work.", [], "f2 verb, no lexicon word"),
+    ("I was at home alone.", [], "f2 lexicon word beyond 3 words"),
+    ("I am feeling the fear.", [("fear", "family1", False)], "f2 stops at feeling; family 1 owns it"),
+    ("I was so feeling it.", [], "f2 stops at feeling"),
+    ("I'm like happy or whatever.", [], "f2 phrase starting with like"),
+    ("I was told she is happy.", [], "f2 verb before the word"),
+    ("I'm what you would call happy.", [], "f2 question word before the word"),
+    ("I was his comfort.", [], "f2 pronoun before the word"),
+    ("I'm in love with her.", [], "f2 noun is not an adjective"),
+    # family 3: "feeling" with no noun, proper noun or pronoun before it in the sentence
+    ("Feeling pretty hopeless today.", [("hopeless", "family3", False)], "f3 basic"),
+    ("Just feeling sad.", [("sad", "family3", False)], "f3 adverb before feeling"),
+    ("Ok. Still feeling anxious.", [("anxious", "family3", False)], "f3 second sentence: offset added once"),
+    ("Long day at work. Feeling so tired!", [("tired", "family3", False)], "f3 offset in later sentence"),
+    ("The feeling of sadness is strong.", [], "f3 noun before feeling"),
+    ("My dog keeps feeling sad.", [], "f3 pronoun/noun before feeling"),
+    ("Not feeling happy today.", [("happy", "family3", True)], "f3 negated"),
+    # negation: found, marked negated
+    ("I'm not happy with how it went.", [("happy", "family2", True)], "neg I'm not"),
+    ("I don't feel guilty.", [("guilty", "family1", True)], "neg don't feel"),
+    ("I dont feel guilty.", [("guilty", "family1", True)], "neg dont without apostrophe"),
+    ("I never felt happy there.", [("happy", "family1", True)], "neg never felt"),
+    ("I felt no joy.", [("joy", "family1", True)], "neg no before the word"),
+    ("I am no longer afraid.", [("afraid", "family2", True)], "neg no longer"),
+    ("I was never really upset.", [("upset", "family2", True)], "neg never really"),
+    ("I didn’t even feel sad.", [("sad", "family1", True)], "neg curly didn’t"),
+    ("I'm not sure what to do.", [], "neg 'sure' is not an emotion word"),
+]
+
+
+@pytest.mark.parametrize("text, expected, why", TABLE, ids=[row[2] for row in TABLE])
+def test_rule_table(extractor, text, expected, why):
+    found = extractor.extract(text)
+    assert [(d.surface, d.pattern, d.negated) for d in found] == expected, why
+    for d in found:
+        assert text[d.start:d.end] == d.surface  # exact offsets whatever the text holds
+        assert d.rule.startswith(d.pattern + ":")
+
+
+def test_table_is_large_enough():
+    assert len(TABLE) >= 60
+    assert sum(1 for _, exp, _ in TABLE if not exp) >= 20
+
+
+def test_offsets_survive_rejoined_phrases_and_odd_spacing(extractor):
+    """The authors re-joined phrase tokens with single spaces, so offsets drifted after
+    double spaces, tabs or punctuation; ours are token offsets in the original text."""
+    text = "Well...  I   feel\tso ,  very   guilty !!  And   I'm    sad."
+    found = extractor.extract(text)
+    assert [text[d.start:d.end] for d in found] == ["guilty", "sad"]
+    assert mask_text(text, found) == "Well...  I   feel\tso ,  very   <mask> !!  And   I'm    <mask>."
+
+
+def test_family3_offset_is_not_added_twice(extractor):
+    """The authors added the sentence offset twice for family 3; a long prefix would push
+    the span far off. Here the disclosure sits behind 2,000 characters of other sentences."""
+    prefix = "We walked the dog in the park. " * 65
+    text = prefix + "Feeling really lonely tonight."
+    (d,) = extractor.extract(text)
+    assert (d.pattern, text[d.start:d.end]) == ("family3", "lonely")
+    assert d.start == len(prefix) + len("Feeling really ")
+
+
+def test_very_long_post_with_non_ascii(extractor):
+    filler = "Ça va, naïve café ümlaut 日本語 text here. " * 900  # about 40,000 characters
+    text = filler + "I’m so anxious 😰 about it." + filler
+    assert len(text) > 40_000
+    (d,) = extractor.extract(text)
+    assert text[d.start:d.end] == "anxious" and not d.negated
+
+
+@pytest.mark.parametrize("text, surface, reason", [
+    ("I feel he was sad.", "sad", "after_pronoun"),
+    ("I felt John was angry.", "angry", "after_verb_or_name"),
+    ("I feel lost and was happy.", "happy", "after_verb_or_name"),
+    ("I feel how happy he is.", "happy", "after_question_word"),
+    ("I'm in love with her.", "love", "not_adjective"),
+])
+def test_explain_names_the_rule_that_kept_a_word_unmasked(extractor, text, surface, reason):
+    assert extractor.extract(text) == []
+    (d,) = extractor.explain(text)
+    assert d.surface == surface and d.rule.endswith(":blocked_" + reason)

@@ -1,0 +1,104 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1 for tests: real HTTP, scripted faults.
+
+`faults` is consumed one per request, in order: "429" (rate limited, Retry-After 0), "500",
+"401", or a number of seconds to stall before answering (the client times out first). Without a
+fault, `responder(text, k, body)` writes the answer; by default a list of k words. Every request
+body and Authorization header is recorded.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[str, int, dict[str, Any]], str]
+
+
+def target_text(body: dict[str, Any]) -> str:
+    """The masked text of the last user turn (after 'Text:'), where the target sits."""
+    last = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+    return last.split("Text:", 1)[-1].strip()
+
+
+def default_responder(text: str, k: int, body: dict[str, Any]) -> str:
+    return repr(["sad"] * k)
+
+
+class FakeOpenAIServer:
+    def __init__(self, responder: Responder = default_responder) -> None:
+        self.responder = responder
+        self.faults: deque[str | float] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.auth_headers: list[str] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeOpenAIServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                return None
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                with fake._lock:
+                    fake.requests.append(body)
+                    fake.auth_headers.append(self.headers.get("Authorization", ""))
+                    fault = fake.faults.popleft() if fake.faults else None
+                if fault == "429":
+                    self._send(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}}, {"Retry-After": "0"})
+                    return
+                if fault in ("500", "401"):
+                    self._send(int(fault), {"error": {"message": f"scripted {fault}", "type": "server_error"}})
+                    return
+                if isinstance(fault, (int, float)):
+                    time.sleep(fault)
+                text = target_text(body)
+                content = fake.responder(text, text.count("<mask>"), body)
+                prompt_tokens = sum(len(re.findall(r"\S+", m["content"])) for m in body["messages"])
+                completion_tokens = len(content.split())
+                self._send(200, {
+                    "id": f"chatcmpl-{len(fake.requests)}", "object": "chat.completion", "created": 0,
+                    "model": body.get("model", "fake"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                              "total_tokens": prompt_tokens + completion_tokens},
+                })
+
+        return Handler

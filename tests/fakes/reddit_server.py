@@ -1,0 +1,127 @@
+"""A fake Reddit API on 127.0.0.1 for real praw: OAuth token, listings, search, comments.
+
+It pages like Reddit (`limit`, `after`, a `before`-less cursor), records every request, and can be
+told to answer the next listing requests with given error statuses (e.g. one 429, one 500).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+TOKEN = "fake-access-token"
+
+
+def listing(children: list[dict[str, Any]], kind: str, after: str | None) -> dict[str, Any]:
+    return {"kind": "Listing", "data": {"after": after, "before": None, "dist": len(children),
+                                        "children": [{"kind": kind, "data": c} for c in children]}}
+
+
+class FakeReddit:
+    """Serves `submissions` (dicts in Reddit's JSON shape) and `comments` (submission id -> list)."""
+
+    def __init__(self, submissions: list[dict[str, Any]], comments: dict[str, list[dict[str, Any]]] | None = None,
+                 page_size: int = 100) -> None:
+        self.submissions = submissions
+        self.comments = comments or {}
+        self.page_size = page_size
+        self.fail_next: list[int] = []  # statuses for the next API requests, in order
+        self.fail_on: dict[int, int] = {}  # 1-based API request number -> status to answer it with
+        self.api_calls = 0
+        self.requests: list[dict[str, Any]] = []
+        self.errors_served: list[int] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "FakeReddit":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # --- request handling -------------------------------------------------------------
+    def _page(self, items: list[dict[str, Any]], params: dict[str, str]) -> dict[str, Any]:
+        limit = min(int(params.get("limit", 25)), self.page_size)
+        start = 0
+        if after := params.get("after"):
+            ids = [f"t3_{s['id']}" for s in items]
+            start = ids.index(after) + 1 if after in ids else len(items)
+        page = items[start:start + limit]
+        more = start + limit < len(items)
+        return listing(page, "t3", f"t3_{page[-1]['id']}" if page and more else None)
+
+    def _select(self, sub: str, params: dict[str, str], search: bool) -> list[dict[str, Any]]:
+        items = [s for s in self.submissions if sub == "all" or s.get("subreddit", "").lower() == sub.lower()]
+        if search:
+            q = params.get("q", "").lower()
+            items = [s for s in items if q in (s.get("title", "") + " " + s.get("selftext", "")).lower()]
+        if params.get("sort", "new") == "new":
+            items = sorted(items, key=lambda s: -int(s.get("created_utc", 0)))
+        return items
+
+    def route(self, method: str, path: str, params: dict[str, str]) -> tuple[int, Any]:
+        parts = [p for p in path.strip("/").removesuffix(".json").split("/") if p]
+        if method == "POST" and parts == ["api", "v1", "access_token"]:
+            return 200, {"access_token": TOKEN, "token_type": "bearer", "expires_in": 3600, "scope": "*"}
+        with self._lock:
+            self.api_calls += 1
+            status = self.fail_on.pop(self.api_calls, None) or (self.fail_next.pop(0) if self.fail_next else None)
+            if status:
+                self.errors_served.append(status)
+                return status, {"message": "fake failure", "error": status}
+        if len(parts) == 3 and parts[0] == "r" and parts[2] in ("search", "new", "hot", "top"):
+            return 200, self._page(self._select(parts[1], params, parts[2] == "search"), params)
+        if len(parts) >= 2 and parts[0] == "comments":
+            sub = next((s for s in self.submissions if s["id"] == parts[1]), None)
+            if sub is None:
+                return 404, {"message": "Not Found", "error": 404}
+            comments = [{**c, "replies": ""} for c in self.comments.get(parts[1], [])]
+            return 200, [listing([sub], "t3", None), listing(comments, "t1", None)]
+        return 404, {"message": "Not Found", "error": 404}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _serve(self, method: str) -> None:
+                url = urlparse(self.path)
+                params = {k: v[-1] for k, v in parse_qs(url.query).items()}
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode() if length else ""
+                with fake._lock:
+                    fake.requests.append({"method": method, "path": url.path, "params": params,
+                                          "authorization": self.headers.get("Authorization", ""), "body": body})
+                status, payload = fake.route(method, url.path, params)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", "1")
+                else:
+                    self.send_header("x-ratelimit-remaining", "99")
+                    self.send_header("x-ratelimit-used", "1")
+                    self.send_header("x-ratelimit-reset", "60")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._serve("GET")
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._serve("POST")
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        return Handler

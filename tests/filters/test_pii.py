@@ -1,0 +1,28 @@
+from filters.pii import scrub, scrub_post
+from schemas.records import RawPost
+
+
+def test_handles_emails_urls_and_phone_numbers_become_placeholders():
+    text = ("Thanks u/Kind_Stranger and /u/other-one! Mail me: jane.doe+r@example.co.uk or see "
+            "https://www.reddit.com/r/x/comments/abc/?utm=1 and www.blog.org, call (555) 123-4567 "
+            "or +44 20 7946 0958.")
+    out = scrub(text)
+    assert out == ("Thanks [USER] and [USER]! Mail me: [EMAIL] or see [URL] and [URL], call [PHONE] "
+                   "or [PHONE].")
+    for leaked in ("Kind_Stranger", "other-one", "jane.doe", "example.co.uk", "reddit.com", "blog.org", "123-4567", "7946"):
+        assert leaked not in out
+
+
+def test_urls_keep_the_sentence_punctuation_after_them():
+    assert scrub("Read https://example.org/a/b. Or example.com/x, or (www.test.io)!") == (
+        "Read [URL]. Or [URL], or ([URL])!")
+
+
+def test_ordinary_numbers_and_text_are_left_alone():
+    text = "I'm 24, I slept 10 hours in 2023 and I feel so anxious about 3 exams at 9:30."
+    assert scrub(text) == text
+
+
+def test_scrub_post_blanks_author_and_scrubs_every_text_field():
+    p = scrub_post(RawPost(id="1", text="ask u/bob", title="mail a@b.io", selftext="ask u/bob", author="bob"))
+    assert (p.text, p.title, p.selftext, p.author) == ("ask [USER]", "mail [EMAIL]", "ask [USER]", "")

@@ -1,0 +1,171 @@
+"""Release outputs of the real demo build: manifest, HF card folder, Croissant, report, diff, CLI."""
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from flows.cli import main as cli
+from schemas.config import GateConfig, load_recipe
+from warehouse.layout import Warehouse
+from warehouse.parquet import ParquetSink, iter_rows
+from warehouse.publish import Release, publish_release
+from warehouse.splits import split_for
+from schemas.records import EXAMPLES
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def demo_release(demo_build) -> Release:
+    return Release.at(Path(demo_build["release"]["path"]))
+
+
+def test_manifest_records_what_a_release_needs(demo_release):
+    m = demo_release.manifest()
+    for key in ("rows", "funnel", "files", "config", "vocabulary", "code_version", "parent_version", "created",
+                "gate", "segmentation"):
+        assert key in m, key
+    assert m["gate"]["success"] and m["segmentation"]["tokenizer"] == "regex-wordpiece-v1"
+    assert all(len(f["sha256"]) == 64 for f in m["files"].values())
+    assert (demo_release.path / "gate" / "results.json").exists()
+
+
+def test_card_folder_loads_offline_with_datasets_and_croissant_validates(demo_release, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out = tmp_path / "card"
+    assert cli(["card", "--release", f"{demo_release.dataset}/{demo_release.version}", "--out", str(out),
+                "--warehouse", str(demo_release.path.parent.parent)]) == 0
+    import datasets
+
+    loaded = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))
+    rows = demo_release.manifest()["rows"]
+    assert {s: loaded[s].num_rows for s in loaded} == rows
+    assert loaded["test"][0]["masked_text"].count("<mask>") == len(loaded["test"][0]["labels"])
+
+    import mlcroissant as mlc
+
+    ds = mlc.Dataset(jsonld=str(out / "croissant.json"))  # raises on an invalid file
+    records = list(ds.records("test"))
+    assert len(records) == rows["test"]
+    meta = json.loads((out / "croissant.json").read_text())
+    assert meta["conformsTo"].startswith("http://mlcommons.org/croissant/")
+
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(out / "README.md")
+    assert set(card.data.task_categories) == {"fill-mask", "text-classification"}
+    assert card.data.language == ["en"] and card.data.size_categories
+    assert [f["split"] for f in card.data.configs[0]["data_files"]] == list(rows)
+    for section in ("## Curation", "## Funnel", "## Label distribution", "## Personal information",
+                    "## Reddit terms of use", "## Known biases", "## Licences", "NRC Emotion Lexicon"):
+        assert section in card.text
+
+
+def test_reexport_merges_existing_card_metadata(demo_release, tmp_path):
+    from huggingface_hub import DatasetCard
+
+    from warehouse.card import export_card
+
+    out = tmp_path / "card"
+    export_card(demo_release, out)
+    card = DatasetCard.load(out / "README.md")
+    card.data.license = "cc-by-4.0"
+    card.data.annotations_creators = ["machine-generated"]
+    card.data.tags = ["my-tag"]
+    card.text = "Intro written by hand.\n\n" + card.text + "\n## Contact\nme@lab\n"
+    card.save(out / "README.md")
+    export_card(demo_release, out)
+    again = DatasetCard.load(out / "README.md")
+    assert again.data.license == "cc-by-4.0"
+    assert again.data.annotations_creators == ["machine-generated"]
+    assert "my-tag" in again.data.tags and "emotion" in again.data.tags
+    assert again.data.configs and "Intro written by hand." in again.text and "## Contact" in again.text
+    assert again.text.count("## Curation") == 1
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.urls, self.tags = set(), [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for key in ("src", "href"):
+            if a.get(key):
+                self.urls.append((tag, a[key]))
+
+
+def test_report_is_one_self_contained_html_page(demo_release, tmp_path):
+    out = tmp_path / "report.html"
+    assert cli(["report", "--release", demo_release.version, "--out", str(out),
+                "--warehouse", str(demo_release.path.parent.parent)]) == 0
+    html = out.read_text()
+    page = _Page()
+    page.feed(html)
+    assert {"funnel", "labels", "plutchik", "masks", "lengths", "subreddits", "gate"} <= page.ids
+    assert "link" not in page.tags and "script" not in page.tags and "<style>" in html
+    imgs = [u for t, u in page.urls if t == "img"]
+    assert len(imgs) >= 5 and all(u.startswith("data:image/png;base64,") for u in imgs)
+    assert not [u for _, u in page.urls if u.startswith(("http://", "https://", "//"))]
+    docs = [u for t, u in page.urls if t == "a" and "data_docs" in u]
+    assert docs and (out.parent / docs[0]).resolve().exists()
+    top = max(json.loads(json.dumps(demo_release.manifest()["rows"])).values())
+    assert str(top) in html
+    chromium = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    if chromium:
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", out.as_uri()],
+                             capture_output=True, text=True, timeout=120)
+        assert dom.returncode == 0 and 'id="gate"' in dom.stdout
+
+
+def test_diff_reports_rows_added_and_removed_and_label_change(demo_build, tmp_path, capsys):
+    examples = Path(demo_build["extract"]["examples"])
+    recipe = load_recipe(REPO / "configs" / "demo.toml")
+    rows = list(iter_rows(examples))
+    dropped_posts = {r["post_id"] for r in rows[:20]}
+    changed = tmp_path / "b.parquet"
+    with ParquetSink(changed, EXAMPLES) as sink:
+        for r in rows[20:]:
+            sink.write(r)
+        for i in range(7):
+            sink.write({**rows[0], "post_id": f"new{i}", "labels": ["grateful"], "surfaces": ["grateful"],
+                        "masked_text": "I feel <mask>", "n_masks": 1, "text": "I feel grateful"})
+    wh = Warehouse.at(tmp_path / "wh")
+    publish_release(examples, wh, replace(recipe, gate=GateConfig(enabled=False)), {})
+    publish_release(changed, wh, recipe, {})
+    assert cli(["diff", "v1", "v2", "--json", "--warehouse", str(wh.root)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for split in ("train", "validation", "test"):
+        removed = sum(1 for r in rows[:20] if split_for(r["post_id"], recipe.splits) == split)
+        added = sum(1 for i in range(7) if split_for(f"new{i}", recipe.splits) == split)
+        assert (d["splits"][split]["removed"], d["splits"][split]["added"]) == (removed, added)
+    assert sum(s["removed"] for s in d["splits"].values()) == 20 and dropped_posts
+    change = {r["label"]: r for r in d["labels"]["largest_changes"]}
+    assert change["grateful"]["count_b"] - change["grateful"]["count_a"] == 7 - sum(
+        r["labels"].count("grateful") for r in rows[:20])
+    assert 0 < d["labels"]["js_divergence"] < 0.1
+    assert cli(["releases", "--warehouse", str(wh.root)]) == 0
+    listed = capsys.readouterr().out
+    assert "express-demo/v1" in listed and "express-demo/v2" in listed
+
+
+def test_build_with_a_failing_gate_exits_non_zero_and_publishes_nothing(prefect_harness, demo_dump, tmp_path, capsys):
+    cfg = tmp_path / "strict.toml"
+    demo = (REPO / "configs" / "demo.toml").read_text()
+    assert "max_label_share = 0.25" in demo
+    cfg.write_text(demo.replace("max_label_share = 0.25", "max_label_share = 0.01"))
+    wh = tmp_path / "wh"
+    assert cli(["build", "--input", str(demo_dump), "--config", str(cfg), "--warehouse", str(wh)]) != 0
+    err = capsys.readouterr().err
+    assert "quality gate failed" in err and "no single label above the configured share" in err
+    assert Warehouse.at(wh).versions("express-demo") == []
+    assert not list((wh / "express-demo").glob("v*"))

@@ -1,0 +1,129 @@
+"""The quality gate: GX really validates, failures publish nothing and say what failed where."""
+import json
+from collections import Counter
+from dataclasses import replace
+
+import duckdb
+import pytest
+
+from schemas.config import GateConfig, Recipe
+from schemas.records import EXAMPLES, Example
+from warehouse.catalog import list_views
+from warehouse.gate import Vocabulary, js_divergence, run_gate
+from warehouse.layout import Warehouse
+from warehouse.parquet import ParquetSink
+from warehouse.publish import GateFailed, publish_release
+
+WORDS = ("sad", "happy", "guilty", "scared", "tired", "lonely", "proud", "calm")
+
+
+def _ex(pid, seg, word, text=None, masked=None, labels=None):
+    text = text or f"Today I feel {word} about it."
+    return Example(pid, seg, "sub", 0, text, masked or text.replace(word, "<mask>"), [word], labels or [word], ["family1"])
+
+
+def _write(path, examples):
+    with ParquetSink(path, EXAMPLES) as sink:
+        for e in examples:
+            sink.write(e.to_row())
+    return path
+
+
+def _good(n=40):
+    return [_ex(f"p{i}", 0, WORDS[i % len(WORDS)]) for i in range(n)]
+
+
+def _failures_by_check(summary):
+    return {f["check"]: f for f in summary["failures"]}
+
+
+def test_bad_examples_fail_the_gate_and_publish_nothing(tmp_path):
+    bad = _good() + [
+        _ex("x1", 0, "sad", text="I feel sad, mail me at jo@example.com"),          # PII: e-mail
+        _ex("x2", 0, "sad", text="I feel sad, see https://example.org/x"),          # PII: URL
+        _ex("x3", 0, "sad", text="I feel sad says u/someone_else"),                 # PII: user handle
+        _ex("x4", 0, "happy", masked="I feel <mask> and <mask>"),                   # 2 masks, 1 label
+        _ex("x5", 0, "blorptastic"),                                                # label not in vocabulary
+        _ex("p1", 0, "happy"),                                                      # duplicate id
+    ]
+    wh = Warehouse.at(tmp_path / "wh")
+    with pytest.raises(GateFailed) as err:
+        publish_release(_write(tmp_path / "ex.parquet", bad), wh, Recipe(), {"funnel": {}})
+    msg = str(err.value)
+    assert "nothing published" in msg
+    assert "no PII pattern left in text" in msg and "jo@example.com" in msg
+    assert "number of <mask> tokens equals number of labels" in msg
+    assert "every label in the vocabulary" in msg and "blorptastic" in msg
+    assert "(post_id, segment_index) unique" in msg
+    # nothing published: no version, no temporary folder, no catalog view
+    assert wh.versions("express") == [] and not list(wh.dataset_dir("express").glob("v*"))
+    assert not list(wh.dataset_dir("express").glob(".tmp-*"))
+    assert list_views(wh) == []
+    # the GX results are kept for inspection, outside the release tree
+    results = json.loads((err.value.results_dir / "results.json").read_text())
+    checks = _failures_by_check(results["summary"])
+    assert checks["no PII pattern left in text"]["unexpected_count"] == 3
+    assert checks["every label in the vocabulary"]["unexpected_count"] == 1
+    assert checks["number of <mask> tokens equals number of labels"]["unexpected_count"] == 1
+    assert any(r["success"] is False for gx in results["gx"] for r in gx["results"])
+
+
+def test_post_in_two_splits_label_share_and_vocabulary_are_checked_by_gx(tmp_path):
+    train = _write(tmp_path / "train.parquet", _good())
+    test = _write(tmp_path / "test.parquet", [_ex("p3", 1, "sad")] + [_ex(f"t{i}", 0, "sad") for i in range(30)])
+    vocab = Vocabulary("tiny", "0", frozenset(WORDS) - {"calm"})
+    result = run_gate({"train": train, "test": test}, GateConfig(max_label_share=0.5, min_masks_for_distribution=0), tmp_path / "gate",
+                      vocabulary=vocab, data_docs=False)
+    checks = _failures_by_check(result.summary)
+    assert not result.success
+    assert checks["no post id in two splits"]["unexpected_count"] == 2  # p3 in train and in test
+    assert checks["no single label above the configured share"]["examples"] == [
+        {"label": "sad", "share": pytest.approx(36 / 71)}]
+    assert {"post_id": "p3", "segment_index": 1} in [
+        {k: e[k] for k in ("post_id", "segment_index")} for e in checks["no post id in two splits"]["examples"]]
+    assert checks["every label in the vocabulary"]["unexpected_count"] == 5  # "calm" rows
+    assert result.summary["vocabulary"] == {"name": "tiny", "version": "0", "size": 7}
+
+
+def test_label_drift_against_the_parent_release_is_bounded(tmp_path):
+    files = {"test": _write(tmp_path / "t.parquet", _good())}
+    same = Counter({w: 5 for w in WORDS})
+    shifted = Counter({"sad": 100, "happy": 1})
+    ok = run_gate(files, GateConfig(min_masks_for_distribution=0), tmp_path / "g1", parent=("v1", same), data_docs=False)
+    bad = run_gate(files, GateConfig(max_js_divergence=0.1, min_masks_for_distribution=0), tmp_path / "g2", parent=("v1", shifted), data_docs=False)
+    assert ok.success and ok.summary["label_js_divergence"] == pytest.approx(0.0, abs=1e-9)
+    assert not bad.success
+    assert "label-distribution drift" in bad.message()
+    assert bad.summary["label_js_divergence"] == pytest.approx(js_divergence(Counter({w: 5 for w in WORDS}), shifted))
+
+
+def test_passing_gate_results_and_data_docs_are_stored_in_the_release(tmp_path):
+    wh = Warehouse.at(tmp_path / "wh")
+    rel = publish_release(_write(tmp_path / "ex.parquet", _good(80)), wh, Recipe(), {"funnel": {}})
+    m = rel.manifest()
+    assert m["gate"]["success"] and m["gate"]["results"] == "gate/results.json"
+    gx = json.loads((rel.path / "gate" / "results.json").read_text())["gx"]
+    assert {r["expectation_config"]["type"] for g in gx for r in g["results"]} >= {
+        "expect_column_values_to_not_be_null", "expect_column_pair_values_to_be_equal",
+        "expect_column_values_to_be_in_set", "expect_compound_columns_to_be_unique"}
+    assert (rel.path / "gate" / "data_docs" / "index.html").exists()
+    assert m["vocabulary"]["name"] == "express-vocabulary" and m["parent_version"] is None
+
+
+def test_test_only_mode_puts_every_example_in_test(tmp_path):
+    recipe = replace(Recipe(), splits=replace(Recipe().splits, test_only=True), gate=GateConfig(enabled=False))
+    wh = Warehouse.at(tmp_path / "wh")
+    rel = publish_release(_write(tmp_path / "ex.parquet", _good(50)), wh, recipe, {})
+    assert rel.manifest()["rows"] == {"test": 50} and rel.manifest()["split_mode"] == "test_only"
+    assert list(rel.split_files()) == ["test"]
+    con = duckdb.connect(str(wh.catalog), read_only=True)
+    assert con.execute("SELECT count(*) FROM express_v1_test").fetchone()[0] == 50
+
+
+def test_label_share_bound_is_skipped_below_the_minimum_number_of_masks(tmp_path):
+    lopsided = _write(tmp_path / "t.parquet", [_ex(f"p{i}", 0, "sad" if i % 3 else "happy") for i in range(30)])
+    small = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5), tmp_path / "g1", data_docs=False)
+    assert small.success and small.summary["distribution_checks"].startswith("skipped: 30 masks")
+    strict = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5, min_masks_for_distribution=30),
+                      tmp_path / "g2", data_docs=False)
+    assert not strict.success and "no single label above the configured share" in json.dumps(strict.summary["failures"])

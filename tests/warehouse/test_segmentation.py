@@ -1,0 +1,70 @@
+"""Segmentation as in the paper: long posts become windows around groups of masks."""
+from schemas.config import ExtractConfig, SegmentConfig
+from schemas.funnel import Funnel
+from schemas.records import Disclosure, RawPost
+
+from extractors.examples import build_examples
+from extractors.segmentation import RegexWordPieceTokenizer, Segmenter, get_tokenizer
+
+FILLER = "We walked to the old market and bought some bread for the week."
+
+
+def _post(n_filler_before: int, n_filler_between: int) -> tuple[str, list[Disclosure]]:
+    parts = [FILLER] * n_filler_before + ["I feel guilty about it."] + [FILLER] * n_filler_between \
+        + ["I was so scared of the dark."] + [FILLER] * 30
+    text = " ".join(parts)
+    ds = []
+    for word in ("guilty", "scared"):
+        start = text.index(word)
+        ds.append(Disclosure(start, start + len(word), word, word, "family1"))
+    return text, ds
+
+
+def test_short_post_stays_whole():
+    text = "I feel guilty about it. " + FILLER
+    d = Disclosure(7, 13, "guilty", "guilty", "family1")
+    segs = Segmenter().segments(text, [d])
+    assert len(segs) == 1 and segs[0].text == text and segs[0].disclosures == [d]
+
+
+def test_long_post_gives_sentence_clipped_windows_within_the_token_budget():
+    text, ds = _post(40, 60)  # masks far apart: two groups
+    seg = Segmenter(SegmentConfig())
+    tok = RegexWordPieceTokenizer()
+    assert len(tok.spans(text)) > 512
+    segs = seg.segments(text, ds)
+    assert [s.disclosures[0].surface for s in segs] == ["guilty", "scared"]
+    for s in segs:
+        assert len(tok.spans(s.text)) <= 512 + 20
+        assert s.text[0].isupper() and s.text.rstrip()[-1] in ".!?"  # whole sentences
+        for d in s.disclosures:
+            assert s.text[d.start:d.end] == d.surface
+
+
+def test_masks_close_together_share_one_window():
+    text, ds = _post(40, 2)
+    segs = Segmenter().segments(text, ds)
+    assert len(segs) == 1 and [d.surface for d in segs[0].disclosures] == ["guilty", "scared"]
+    assert len(segs[0].text) < len(text)
+
+
+def test_build_examples_yields_one_example_per_segment_with_index():
+    class FakeFreeExtractor:  # a real stand-in: finds the two words by position
+        def extract_many(self, texts):
+            for t in texts:
+                yield [Disclosure(t.index(w), t.index(w) + len(w), w, w, "family1") for w in ("guilty", "scared")]
+
+    text, _ = _post(40, 60)
+    funnel = Funnel()
+    out = list(build_examples([RawPost(id="p1", text=text)], FakeFreeExtractor(), ExtractConfig(), funnel))
+    assert [e.segment_index for e in out] == [0, 1]
+    assert [e.labels for e in out] == [["guilty"], ["scared"]]
+    assert all(e.masked_text.count("<mask>") == 1 for e in out)
+    assert funnel.kept == 1
+
+
+def test_unknown_tokenizer_is_a_clear_error():
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        get_tokenizer("nope")
