@@ -166,7 +166,8 @@ def quiet(runner: Any) -> Any:
 
 def run_sharded_build(inputs: list[str], warehouse: str, config: str | None = None,
                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None, workers: int = 2,
-                      dask_address: str | None = None) -> dict[str, Any]:
+                      dask_address: str | None = None, publish: bool = True) -> dict[str, Any]:
     """Run the sharded build flow on the chosen task runner."""
     runner = quiet(task_runner(workers, dask_address))
-    return sharded_build_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, run_id)
+    return sharded_build_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, run_id,
+                                                               publish)

@@ -81,3 +81,20 @@ def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_
     assert v3["incremental"]["relabelled_because"] == ["extract config"]
     assert v3["funnel"]["read"] == v2["funnel"]["read"] and v3["funnel"]["dropped"]["too_many_masks"] > 0
     assert not list((wh / "runs" / v3["run_id"] / "shards").glob("split-*.done"))
+
+
+def test_publish_report_and_card_flows_run_alone_on_a_built_run(prefect_harness, demo_dump, tmp_path):
+    from flows.release_flows import card_flow, report_flow
+    from flows.sharded import publish_flow, run_sharded_build
+
+    wh = tmp_path / "wh"
+    built = run_sharded_build([str(demo_dump)], str(wh), str(CONFIG), shard_lines=400, workers=0, publish=False)
+    assert built["release"] is None and not list(wh.glob("express-demo/v*"))
+    rel = publish_flow(str(wh), built["run_id"])
+    again = publish_flow(str(wh), built["run_id"])
+    assert again["version"] == rel["version"] == "v1" and again.get("already_published") == "true"
+    report = Path(report_flow(str(wh), "express-demo/v1", str(tmp_path / "report.html")))
+    assert "<html" in report.read_text().lower()
+    card = card_flow(str(wh), "express-demo/v1", str(tmp_path / "card"))
+    assert Path(card["readme"]).exists()
+    assert len(list((tmp_path / "card" / "data").glob("*.parquet"))) >= 3
