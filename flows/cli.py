@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "flows.cli_vocab",
     "flows.cli_release",
     "flows.cli_eval",
+    "flows.cli_scale",
 ]
 
 

@@ -128,6 +128,16 @@ class EvaluateConfig:
 
 
 @dataclass(frozen=True)
+class OrchestrateConfig:
+    """Sharded builds and the scheduled rebuild (flows/sharded.py, flows/deployments.py)."""
+
+    shard_lines: int = 50_000
+    workers: int = 2
+    cron: str = "0 4 * * 1"  # weekly, Monday 04:00
+    timezone: str = "UTC"
+
+
+@dataclass(frozen=True)
 class Recipe:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)
@@ -137,6 +147,7 @@ class Recipe:
     segment: SegmentConfig = field(default_factory=SegmentConfig)
     gate: GateConfig = field(default_factory=GateConfig)
     sources: SourcesConfig = field(default_factory=SourcesConfig)
+    orchestrate: OrchestrateConfig = field(default_factory=OrchestrateConfig)
     source_path: str = ""
 
     def to_dict(self) -> dict[str, Any]:

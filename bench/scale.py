@@ -1,0 +1,226 @@
+"""Scale benchmark of the sharded build (not a test): posts/s with 1 and 2 Dask workers, peak RSS
+(whole process tree) at 1/4 and full size, the floor (decompress + JSON-parse only) and time per
+stage (read, filter, prefilter, spaCy, write) on a sample. Prints figures, then one JSON line.
+
+    .venv/bin/python bench/scale.py --posts 50000          # quick, while the machine is shared
+    .venv/bin/python bench/scale.py                        # the full 1,000,000 posts
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+import psutil
+import zstandard
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def write_synthetic_dump(path: Path, posts: int, disclosing: float = 0.08, seed: int = 7) -> dict[str, int]:
+    """A Pushshift-style RS_*.zst of `posts` submissions, `disclosing` of them with a disclosure;
+    the rest are filler, some with look-alike non-disclosures, a few deleted, NSFW or reposts."""
+    from sources.demo import TEMPLATES
+
+    t = tomllib.loads(TEMPLATES.read_text())
+    rng = random.Random(seed)
+    families = t["family1"] + t["family2"] + t["family3"]
+    counts = {"posts": posts, "disclosing": 0}
+    cctx = zstandard.ZstdCompressor(level=3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    recent: list[str] = []
+    with open(path, "wb") as raw, cctx.stream_writer(raw) as out:
+        for n in range(posts):
+            body = rng.sample(t["fillers"], rng.randint(3, 8))
+            roll = rng.random()
+            if roll < disclosing:
+                e, e2 = rng.sample(t["emotions"], 2)
+                body.insert(rng.randrange(len(body) + 1),
+                            rng.choice(families).format(i=rng.choice(t["intensifiers"]), e=e, e2=e2))
+                counts["disclosing"] += 1
+            elif roll < disclosing + 0.10:
+                e, e2 = rng.sample(t["emotions"], 2)
+                body.insert(rng.randrange(len(body) + 1),
+                            rng.choice(t["non_disclosures"]).format(i="", e=e, e2=e2))
+            text = " ".join(body) + f" (#{n})"
+            post = {"id": f"s{n:08x}", "subreddit": rng.choice(t["subreddits"]), "author": f"u{rng.randrange(10**6)}",
+                    "created_utc": 1704067200 + n, "title": rng.choice(t["titles"]), "selftext": text,
+                    "over_18": False, "score": rng.randint(0, 100), "stickied": False, "distinguished": None}
+            r2 = rng.random()
+            if r2 < 0.03:
+                post["selftext"] = "[deleted]"
+            elif r2 < 0.04:
+                post["over_18"] = True
+            elif r2 < 0.05 and recent:
+                post["selftext"] = rng.choice(recent)
+            if roll < disclosing and len(recent) < 50:
+                recent.append(text)
+            out.write(json.dumps(post).encode() + b"\n")
+    return counts
+
+
+def floor_rate(path: Path) -> tuple[float, int]:
+    """Posts/s of the same file only decompressed and JSON-parsed (one core, same Python)."""
+    from sources.dumps import iter_lines
+
+    started = time.perf_counter()
+    n = 0
+    for _, line in iter_lines(path):
+        if line:
+            json.loads(line)
+            n += 1
+    return n / (time.perf_counter() - started), n
+
+
+class TreeRss:
+    """Samples RSS of this process and its children (Dask workers) in a thread: the peak of their
+    sum and of the largest one. The temporary Prefect API server (a child too) is left out."""
+
+    def __init__(self, interval: float = 0.25):
+        self.interval, self.peak, self.peak_one, self._stop = interval, 0, 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            sizes = []
+            for p in [me, *me.children(recursive=True)]:
+                try:
+                    if "uvicorn" not in " ".join(p.cmdline()):
+                        sizes.append(p.memory_info().rss)
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, sum(sizes))
+            self.peak_one = max(self.peak_one, max(sizes, default=0))
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> "TreeRss":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def peak_mb(self) -> float:
+        return self.peak / 2**20
+
+    @property
+    def peak_one_mb(self) -> float:
+        return self.peak_one / 2**20
+
+
+def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int) -> tuple[float, TreeRss, dict]:
+    from flows.sharded import run_sharded_build
+
+    with TreeRss() as rss:
+        started = time.perf_counter()
+        built = run_sharded_build([str(dump)], str(warehouse), None, shard_lines, workers=workers)
+        seconds = time.perf_counter() - started
+    return seconds, rss, built
+
+
+def stage_profile(dump: Path, sample: int) -> dict[str, float]:
+    """Seconds per stage for the first `sample` lines, in one process (where time goes)."""
+    from extractors.disclosures import DisclosureExtractor
+    from filters.base import run_filters
+    from filters.reddit import filters_from_config
+    from schemas.config import FilterConfig
+    from schemas.funnel import Funnel
+    from schemas.records import RAW_POSTS
+    from sources.dumps import iter_lines, parse_line
+    from warehouse.parquet import ParquetSink
+
+    ex = DisclosureExtractor()
+    times: dict[str, float] = {}
+    t0 = time.perf_counter()
+    records = []
+    for n, line in iter_lines(dump):
+        if n > sample:
+            break
+        records.append(parse_line(line, str(dump), n, "dump"))
+    times["read"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    kept = list(run_filters(records, filters_from_config(FilterConfig()), Funnel()))
+    times["filter"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sentences = [p.text[s:e] for p in kept for s, e in ex.prefilter.candidates(p.text)]
+    times["prefilter"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for doc in ex.nlp.pipe(sentences, batch_size=256):
+        ex.matcher.find(doc)
+    times["spacy"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as d, ParquetSink(Path(d) / "posts.parquet", RAW_POSTS) as sink:
+        for p in kept:
+            sink.write(p.to_row())
+    times["write"] = time.perf_counter() - t0
+    times["candidate_sentences"] = len(sentences)
+    times["posts"] = len(records)
+    return times
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--posts", type=int, default=1_000_000)
+    ap.add_argument("--shard-lines", type=int, default=50_000)
+    ap.add_argument("--profile-sample", type=int, default=20_000)
+    ap.add_argument("--workdir", help="where dumps and warehouses go (default: a temporary folder)")
+    args = ap.parse_args()
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
+    from flows import prefect_env
+
+    prefect_env.configure()
+    from flows.api_server import share_temporary_api
+
+    share_temporary_api()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="express-scale-"))
+    quarter, full = work / "RS_2031-01.zst", work / "RS_2031-02.zst"
+    load = os.getloadavg()
+    print(f"load average before: {load[0]:.1f} on {os.cpu_count()} cores; workdir {work}")
+    t0 = time.perf_counter()
+    counts = write_synthetic_dump(full, args.posts)
+    write_synthetic_dump(quarter, args.posts // 4, seed=8)
+    print(f"synthetic dump: {counts['posts']:,} posts, {counts['disclosing'] / counts['posts']:.1%} disclosing, "
+          f"{full.stat().st_size / 2**20:.1f} MiB zst, written in {time.perf_counter() - t0:.0f}s")
+    floor, _ = floor_rate(full)
+    print(f"floor (decompress + json.loads, 1 core): {floor:,.0f} posts/s")
+    prof = stage_profile(full, args.profile_sample)
+    per = {k: round(v, 3) for k, v in prof.items() if k not in ("posts", "candidate_sentences")}
+    print(f"stages on {prof['posts']:,} posts ({int(prof['candidate_sentences']):,} candidate sentences): "
+          + ", ".join(f"{k} {v:.2f}s" for k, v in per.items()))
+    s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines)
+    s1, rss1, built = timed_build(full, work / "wh-1", 1, args.shard_lines)
+    s2, rss2, _ = timed_build(full, work / "wh-2", 2, args.shard_lines)
+    r1, r2 = args.posts / s1, args.posts / s2
+    for label, secs, rate, rss in (("1 worker: ", s1, r1, rss1), ("2 workers:", s2, r2, rss2)):
+        print(f"build {label} {secs:,.0f}s  {rate:,.0f} posts/s  peak RSS {rss.peak_mb:,.0f} MB (flow + workers), "
+              f"largest process {rss.peak_one_mb:,.0f} MB")
+    print(f"build 1 worker on {args.posts // 4:,} posts: peak RSS {rss_q.peak_mb:,.0f} MB; growth to full size "
+          f"{rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
+    print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
+          f"{2 * floor / r2:.1f}x (2 workers)")
+    print(f"release rows: {json.dumps(json.loads(Path(built['release']['manifest']).read_text())['rows'])}")
+    print(json.dumps({"posts": args.posts, "disclosing_share": round(counts["disclosing"] / counts["posts"], 4),
+                      "floor_posts_per_s": round(floor), "posts_per_s_1_worker": round(r1),
+                      "posts_per_s_2_workers": round(r2), "speedup_2_workers": round(r2 / r1, 3),
+                      "peak_rss_mb": round(max(rss1.peak_mb, rss2.peak_mb)),
+                      "peak_rss_mb_largest_process": round(max(rss1.peak_one_mb, rss2.peak_one_mb)),
+                      "peak_rss_mb_quarter": round(rss_q.peak_mb), "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
+                      "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
+                      "stage_seconds": per, "shard_lines": args.shard_lines,
+                      "load_average_before": round(load[0], 2)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""The weekly rebuild as a Prefect deployment; the schedule comes from the recipe's [orchestrate].
+
+`rebuild_deployment(...)` builds the deployment object without a server (tests check its
+schedule); `express schedule` serves it against a running `prefect server start`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect.deployments.runner import RunnerDeployment
+from prefect.schedules import Cron
+
+from flows.rebuild import rebuild_flow
+from flows.sharded import load_any_recipe
+from warehouse.layout import Warehouse
+
+DEPLOYMENT_NAME = "weekly-rebuild"
+
+
+def rebuild_deployment(inputs: list[str], warehouse: str | None = None, config: str | None = None,
+                       name: str = DEPLOYMENT_NAME) -> RunnerDeployment:
+    """The incremental rebuild of `inputs` on the recipe's cron schedule."""
+    recipe = load_any_recipe(config)
+    o = recipe.orchestrate
+    params = {"inputs": [str(Path(p).resolve()) for p in inputs], "warehouse": str(Warehouse.at(warehouse).root),
+              "config": str(Path(config).resolve()) if config else None, "shard_lines": o.shard_lines}
+    return rebuild_flow.to_deployment(
+        name=name,
+        schedule=Cron(o.cron, timezone=o.timezone),
+        parameters=params,
+        description=f"Incremental rebuild of {recipe.dataset.name}: new dumps only, new version names its parent.",
+        tags=["express", "rebuild"],
+    )

@@ -1,0 +1,152 @@
+"""Per-shard build steps as plain functions over paths (no Prefect here; flows/sharded.py wires them).
+
+filter_shard (parallel): parse + stateless filters -> posts.parquet, quarantine-ingest.parquet
+dedupe_shards (sequential, shard order): stateful filters -> dropped rows, quarantine-dedupe.parquet
+extract_shard (parallel): disclosures on kept posts -> examples.parquet, disclosures.parquet, ...
+Each step skips a shard whose marker exists, and returns the counts its marker holds.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from extractors.disclosures import DisclosureExtractor
+from extractors.examples import build_examples
+from extractors.segmentation import Segmenter
+from filters.base import Filter, run_filters
+from filters.pii import scrub_post
+from filters.reddit import filters_from_config
+from flows.shards import Shard, commit, read_marker, shard_lines, tmp_name, write_marker
+from flows.stages import _quarantine_row, load_saved_recipe
+from schemas.funnel import Funnel
+from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RAW_POSTS, RawPost
+from sources.dumps import parse_line
+from warehouse.parquet import ParquetSink, iter_rows
+
+_EXTRACTORS: dict[int, DisclosureExtractor] = {}
+
+
+def is_stateful(f: Filter) -> bool:
+    """Filters that remember earlier records (duplicates) must see every shard in order."""
+    return bool(getattr(f, "stateful", False))
+
+
+def split_chain(chain: list[Filter]) -> tuple[list[Filter], list[Filter]]:
+    return [f for f in chain if not is_stateful(f)], [f for f in chain if is_stateful(f)]
+
+
+def _extractor(batch_size: int) -> DisclosureExtractor:
+    """One extractor (spaCy model) per worker process, reused by every shard it runs."""
+    if batch_size not in _EXTRACTORS:
+        _EXTRACTORS[batch_size] = DisclosureExtractor(batch_size=batch_size)
+    return _EXTRACTORS[batch_size]
+
+
+def _timed(result: dict[str, Any], started: float) -> dict[str, Any]:
+    return {**result, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def filter_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
+    """Parse a shard's lines and apply the stateless filters; malformed lines are quarantined."""
+    s = Shard.from_dict(shard)
+    done = read_marker(s.path, "filter")
+    if done is not None:
+        return {**done, "skipped": True}
+    started = time.perf_counter()
+    recipe = load_saved_recipe(recipe_path)
+    stateless, _ = split_chain(filters_from_config(recipe.filters))
+    funnel = Funnel()
+    posts_path, quarantine_path = s.path / "posts.parquet", s.path / "quarantine-ingest.parquet"
+    records = (parse_line(line, s.source_file, n, "dump") for n, line in shard_lines(s) if line.strip())
+    with ParquetSink(tmp_name(posts_path), RAW_POSTS) as posts, \
+         ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
+        for post in run_filters(records, stateless, funnel,
+                                lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
+            if recipe.filters.scrub_pii:
+                post = scrub_post(post)
+            posts.write(post.to_row())
+    funnel.check(f"filter {s.name}")
+    commit([posts_path, quarantine_path])
+    result = _timed({"shard": s.name, "funnel": funnel.to_dict()}, started)
+    write_marker(s.path, "filter", result)
+    return {**result, "skipped": False}
+
+
+def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[str, Any]]:
+    """Apply the stateful filters to every shard in order; finished shards are replayed (no writes)
+    so the filters' memory is the same as in an uninterrupted run. A shard's marker lists the rows
+    of its posts.parquet that were dropped (no copy of the kept posts is written)."""
+    recipe = load_saved_recipe(recipe_path)
+    _, stateful = split_chain(filters_from_config(recipe.filters))
+    results = []
+    for d in shards:
+        s = Shard.from_dict(d)
+        done = read_marker(s.path, "dedupe")
+        posts = (RawPost(**row) for row in iter_rows(s.path / "posts.parquet"))
+        if done is not None:
+            for post in posts:
+                next((r for f in stateful if (r := f.check(post)) is not None), None)
+            results.append({**done, "skipped": True})
+            continue
+        started = time.perf_counter()
+        funnel, dropped_rows = Funnel(), []
+        quarantine_path = s.path / "quarantine-dedupe.parquet"
+        with ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
+            for row, post in enumerate(posts):
+                funnel.read += 1
+                reason = next((r for f in stateful if (r := f.check(post)) is not None), None)
+                if reason is None:
+                    funnel.kept += 1
+                else:
+                    funnel.drop(reason)
+                    dropped_rows.append(row)
+                    dropped.write(_quarantine_row("ingest", post, reason))
+        funnel.check(f"dedupe {s.name}")
+        commit([quarantine_path])
+        result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
+        write_marker(s.path, "dedupe", result)
+        results.append({**result, "skipped": False})
+    return results
+
+
+def kept_posts(shard: Shard) -> Iterator[RawPost]:
+    """The shard's posts that passed every filter: posts.parquet minus the rows dedupe dropped."""
+    done = read_marker(shard.path, "dedupe")
+    if done is None:
+        raise RuntimeError(f"{shard.path}: dedupe has not finished for this shard")
+    dropped = set(done["dropped_rows"])
+    for row, post in enumerate(iter_rows(shard.path / "posts.parquet")):
+        if row not in dropped:
+            yield RawPost(**post)
+
+
+def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
+    """Find disclosures in a shard's kept posts and write its examples; drops are quarantined."""
+    s = Shard.from_dict(shard)
+    done = read_marker(s.labels_dir, "extract")
+    if done is not None:
+        return {**done, "skipped": True}
+    started = time.perf_counter()
+    recipe = load_saved_recipe(recipe_path)
+    extractor = _extractor(recipe.extract.batch_size)
+    funnel = Funnel()
+    s.labels_dir.mkdir(parents=True, exist_ok=True)
+    out = {name: s.labels_dir / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
+    posts = kept_posts(s)
+    with ParquetSink(tmp_name(out["examples"]), EXAMPLES) as examples, \
+         ParquetSink(tmp_name(out["disclosures"]), DISCLOSURES) as disclosures, \
+         ParquetSink(tmp_name(out["quarantine-extract"]), QUARANTINE) as dropped:
+        def on_found(post: RawPost, found: list) -> None:
+            if found:
+                disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
+
+        for ex in build_examples(posts, extractor, recipe.extract, funnel,
+                                 on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
+                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
+            examples.write(ex.to_row())
+    funnel.check(f"extract {s.name}")
+    commit(list(out.values()))
+    result = _timed({"shard": s.name, "funnel": funnel.to_dict()}, started)
+    write_marker(s.labels_dir, "extract", result)
+    return {**result, "skipped": False}

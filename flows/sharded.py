@@ -1,0 +1,173 @@
+"""The sharded, resumable build flow: split -> filter (parallel) -> dedupe (in order) ->
+extract (parallel) -> assemble -> publish. It only wires plain functions from flows/shards.py,
+flows/shard_stages.py and flows/assemble.py, passing paths and small dicts.
+
+The run id is derived from the inputs (path, size, mtime), the recipe, the shard size and the code
+version, so running the same command again after a kill resumes the same run.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+
+from flows import assemble, caching, shard_stages, shards, stages
+from flows.progress import Progress
+from schemas.config import Recipe, load_recipe
+from schemas.versioning import code_version
+from sources.join import order_inputs
+from warehouse.layout import Warehouse
+
+DEFAULT_SHARD_LINES = 50_000
+
+split_task = task(shards.split_input, name="split-input", retries=2, retry_delay_seconds=5,
+                  cache_key_fn=caching.split_cache_key)
+filter_task = task(shard_stages.filter_shard, name="filter-shard", retries=1,
+                   cache_key_fn=caching.shard_cache_key)
+dedupe_task = task(shard_stages.dedupe_shards, name="dedupe-shards", cache_policy=NO_CACHE)
+extract_task = task(shard_stages.extract_shard, name="extract-shard", retries=1,
+                    cache_key_fn=caching.shard_cache_key)
+assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)
+publish_task = task(assemble.publish_run, name="publish-run", retries=2, retry_delay_seconds=2,
+                    cache_policy=NO_CACHE)
+
+
+def derive_run_id(inputs: list[str], recipe: dict[str, Any], shard_lines: int) -> str:
+    """Same inputs (path, size, mtime), recipe, shard size and code version -> same run id."""
+    h = hashlib.sha256()
+    for p in inputs:
+        st = Path(p).stat()
+        h.update(f"{Path(p).resolve()}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    h.update(json.dumps(recipe, sort_keys=True).encode())
+    h.update(f"|{shard_lines}|{code_version()}".encode())
+    return f"sharded-{h.hexdigest()[:16]}"
+
+
+def _run_parallel(step: str, submitted: list[Any]) -> list[dict[str, Any]]:
+    """Wait for shard tasks, printing progress as each finishes; results in submission order."""
+    progress = Progress(step, len(submitted))
+    for fut in as_completed(submitted):
+        r = fut.result()
+        skipped = r.get("skipped", False) or fut.state.name == "Cached"  # marker or Prefect cache hit
+        progress.update(r["funnel"]["read"], skipped, r["shard"])
+    return [f.result() for f in submitted]
+
+
+def load_any_recipe(config: str | None) -> Recipe:
+    """A recipe TOML, or the `recipe.json` a run saved (to resume a run by its id alone)."""
+    return stages.load_saved_recipe(config) if config and config.endswith(".json") else load_recipe(config)
+
+
+def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shard_lines: int) -> tuple[Path, str]:
+    """Create or reopen a run folder; refuse to resume a run started with another recipe."""
+    run_dir = wh.run_dir(run_id)
+    facts = caching.ensure_run(run_dir, {"run_id": run_id, "inputs": [str(Path(p).resolve()) for p in inputs],
+                                         "shard_lines": shard_lines, "config": recipe.to_dict()})
+    if facts["shard_lines"] != shard_lines or facts["config"] != recipe.to_dict():
+        raise ValueError(f"run {run_id} was started with another recipe or shard size; use a new run id")
+    recipe_file = run_dir / "recipe.json"
+    if not recipe_file.exists():
+        stages.save_recipe(recipe, recipe_file)
+    print(f"[run] {run_id} -> {run_dir}", flush=True)
+    return run_dir, str(recipe_file)
+
+
+def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
+              prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
+              extra_manifest: dict[str, Any] | None = None, publish: bool = True) -> dict[str, Any]:
+    """Wire the shard tasks of one run (inside a flow). Prior shards (an incremental rebuild's
+    parent) are already filtered: they are replayed through the stateful filters and, when their
+    `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
+    prior_shards, prior_inputs = prior_shards or [], prior_inputs or []
+    inputs = order_inputs(list(inputs))  # submissions before comments, as the unsharded ingest reads them
+    shards_dir = str(run_dir / "shards")
+    stems = shards.input_stems(inputs)
+    splits = [f.result() for f in [split_task.submit(p, shards_dir, stems[p], shard_lines) for p in inputs]]
+    new_shards = [s for sp in splits for s in sp["shards"]]
+    all_shards = prior_shards + new_shards
+    print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
+          f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
+    _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in new_shards])
+    deduped = dedupe_task(all_shards, recipe_path)
+    print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
+          f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
+    _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
+    input_entries = prior_inputs + [stages.input_record(sp["input"]) for sp in splits]
+    assembled = assemble_task(all_shards, input_entries, str(run_dir), str(wh.quarantine_dir(run_id)))
+    print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
+    print(f"[extract] {assembled['extract']['funnel']}", flush=True)
+    if extra_manifest:
+        (run_dir / "manifest-extra.json").write_text(json.dumps(extra_manifest, indent=2) + "\n")
+    release = None
+    if publish:
+        release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
+        print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}", flush=True)
+    return {"run_id": run_id, "release": release, "ingest": assembled["ingest"], "extract": assembled["extract"],
+            "shards": len(all_shards)}
+
+
+@flow(name="express-sharded-build")
+def sharded_build_flow(inputs: list[str], warehouse: str, config: str | None = None,
+                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None,
+                       publish: bool = True) -> dict[str, Any]:
+    """Build (and by default publish) a release from dumps in resumable shards; rerun with the
+    same run id to resume; publish=False leaves publishing to `publish_flow`."""
+    wh = Warehouse.at(warehouse)
+    recipe = load_any_recipe(config)
+    run_id = run_id or derive_run_id(inputs, recipe.to_dict(), shard_lines)
+    run_dir, recipe_path = open_run(wh, run_id, recipe, inputs, shard_lines)
+    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines, publish=publish)
+
+
+@flow(name="express-publish")
+def publish_flow(warehouse: str, run_id: str) -> dict[str, str]:
+    """Publish a finished (assembled) run by id; a run that already has a release is not published twice."""
+    wh = Warehouse.at(warehouse)
+    run_dir = wh.run_dir(run_id)
+    assembled = shards.read_marker(run_dir, "assemble")
+    if assembled is None:
+        raise FileNotFoundError(f"{run_dir}: run not assembled yet; finish it with build-sharded --resume {run_id}")
+    extra_file = run_dir / "manifest-extra.json"
+    extra = json.loads(extra_file.read_text()) if extra_file.exists() else None
+    return publish_task(str(wh.root), run_id, str(run_dir), str(run_dir / "recipe.json"), assembled, extra)
+
+
+def task_runner(workers: int = 2, address: str | None = None) -> Any:
+    """Dask through prefect-dask: an existing cluster at `address`, else a local one with `workers`
+    single-threaded worker processes; workers=0 runs tasks one at a time in this process."""
+    if address:
+        from prefect_dask import DaskTaskRunner
+
+        return DaskTaskRunner(address=address)
+    if workers <= 0:
+        from prefect.task_runners import ThreadPoolTaskRunner
+
+        return ThreadPoolTaskRunner(max_workers=1)
+    from prefect_dask import DaskTaskRunner
+
+    return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
+                                          "dashboard_address": "127.0.0.1:0",
+                                          "host": "127.0.0.1"})
+
+
+def quiet(runner: Any) -> Any:
+    """Keep Dask's INFO chatter out of the terminal so the progress lines stay readable."""
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")  # inherited by local workers
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    return runner
+
+
+def run_sharded_build(inputs: list[str], warehouse: str, config: str | None = None,
+                      shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None, workers: int = 2,
+                      dask_address: str | None = None, publish: bool = True) -> dict[str, Any]:
+    """Run the sharded build flow on the chosen task runner."""
+    runner = quiet(task_runner(workers, dask_address))
+    return sharded_build_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, run_id,
+                                                               publish)

@@ -1,0 +1,152 @@
+"""Shards of a run: deterministic names, atomic outputs and `.done` markers, and the cheap split.
+
+A shard is a contiguous range of raw lines of one input file, stored under
+`<run>/shards/<input-stem>-<k:05d>/`. Every step writes its files under temporary names and
+renames them into place before writing its marker, so a marker means "finished and complete";
+a killed step leaves no marker and is simply redone.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import zstandard
+
+from schemas.lexicon import sha256_file
+from sources.dumps import iter_lines
+
+SHARD_FILE = "lines.jsonl.zst"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One shard: its folder, the input it came from and the number of its first line there."""
+
+    path: Path
+    source_file: str
+    first_line: int
+    lines: int
+    work: Path | None = None  # where labels are (re-)derived; the shard folder unless re-deriving
+
+    @property
+    def labels_dir(self) -> Path:
+        return self.work or self.path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def lines_file(self) -> Path:
+        return self.path / SHARD_FILE
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"path": str(self.path), "source_file": self.source_file, "first_line": self.first_line,
+             "lines": self.lines}
+        return {**d, "work": str(self.work)} if self.work else d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Shard":
+        work = Path(d["work"]) if d.get("work") else None
+        return cls(Path(d["path"]), d["source_file"], int(d["first_line"]), int(d["lines"]), work)
+
+
+def marker(folder: Path, step: str) -> Path:
+    return folder / f"{step}.done"
+
+
+def read_marker(folder: Path, step: str) -> dict[str, Any] | None:
+    """The counts a finished step recorded, or None when the step has not finished."""
+    m = marker(folder, step)
+    return json.loads(m.read_text()) if m.exists() else None
+
+
+def write_marker(folder: Path, step: str, data: dict[str, Any]) -> None:
+    """Write the marker atomically (temp name, fsync, rename): it exists only when complete."""
+    m = marker(folder, step)
+    tmp = m.with_name(m.name + ".tmp")
+    with open(tmp, "w") as fh:
+        fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, m)
+
+
+def tmp_name(path: Path) -> Path:
+    """Where a step writes `path` before renaming it into place."""
+    return path.with_name(f".tmp-{path.name}")
+
+
+def commit(paths: list[Path]) -> None:
+    """Rename each step output from its temporary name to its final name."""
+    for p in paths:
+        os.replace(tmp_name(p), p)
+
+
+def input_stems(inputs: list[str]) -> dict[str, str]:
+    """A folder-safe stem per input; a stem shared by two inputs gets a short hash of its path."""
+    stems = {p: Path(p).name.split(".")[0] for p in inputs}
+    counts: dict[str, int] = {}
+    for s in stems.values():
+        counts[s] = counts.get(s, 0) + 1
+    return {p: s if counts[s] == 1 else f"{s}.{hashlib.sha256(str(Path(p).resolve()).encode()).hexdigest()[:6]}"
+            for p, s in stems.items()}
+
+
+def _write_shard(folder: Path, lines: list[bytes]) -> str:
+    """Write one shard's lines (zstd, level 1) atomically; returns the sha256 of the file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / SHARD_FILE
+    data = zstandard.ZstdCompressor(level=1).compress(b"".join(line + b"\n" for line in lines))
+    tmp_name(final).write_bytes(data)
+    commit([final])
+    return hashlib.sha256(data).hexdigest()
+
+
+def split_input(path: str, shards_dir: str, stem: str, shard_lines: int) -> dict[str, Any]:
+    """Cut one dump into shards of `shard_lines` raw lines (decompress and split only, no parsing).
+
+    Resumable: a finished split is read back from its marker; an unfinished one is redone.
+    """
+    root = Path(shards_dir)
+    done = read_marker(root, f"split-{stem}")
+    if done is not None:
+        return done
+    source = str(Path(path))
+    shards: list[dict[str, Any]] = []
+    buf: list[bytes] = []
+    first = 1
+    total = 0
+    for line_no, line in iter_lines(path):
+        if not buf:
+            first = line_no
+        buf.append(line)
+        total = line_no
+        if len(buf) >= shard_lines:
+            shards.append(_shard_entry(root, stem, len(shards), source, first, buf))
+            buf = []
+    if buf or not shards:
+        shards.append(_shard_entry(root, stem, len(shards), source, first, buf))
+    result = {"input": source, "stem": stem, "sha256": sha256_file(Path(path)), "lines": total,
+              "shard_lines": shard_lines, "shards": shards}
+    write_marker(root, f"split-{stem}", result)
+    return result
+
+
+def _shard_entry(root: Path, stem: str, k: int, source: str, first: int, lines: list[bytes]) -> dict[str, Any]:
+    folder = root / f"{stem}-{k:05d}"
+    digest = _write_shard(folder, lines)
+    return {**Shard(folder, source, first, len(lines)).to_dict(), "sha256": digest}
+
+
+def shard_lines(shard: Shard) -> Iterator[tuple[int, bytes]]:
+    """(line number in the original input, raw bytes) for every line of a shard."""
+    for k, line in iter_lines(shard.lines_file):
+        if k > shard.lines:
+            break
+        yield shard.first_line + k - 1, line

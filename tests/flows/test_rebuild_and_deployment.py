@@ -1,0 +1,100 @@
+"""The incremental rebuild (new dumps only, re-labelling when rules change, parent named) and the
+weekly deployment object (built without a server)."""
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG = REPO / "configs" / "demo.toml"
+
+
+def test_weekly_deployment_takes_its_cron_from_the_recipe(tmp_path):
+    from flows.deployments import rebuild_deployment
+
+    cfg = tmp_path / "weekly.toml"
+    cfg.write_text(CONFIG.read_text().replace('cron = "0 4 * * 1"', 'cron = "30 2 * * 0"'))
+    dep = rebuild_deployment([str(tmp_path / "dumps")], str(tmp_path / "wh"), str(cfg))
+    assert dep.name == "weekly-rebuild" and dep.flow_name == "express-rebuild"
+    (sched,) = dep.schedules
+    assert sched.schedule.cron == "30 2 * * 0" and sched.schedule.timezone == "UTC" and sched.active
+    assert dep.parameters["inputs"] == [str((tmp_path / "dumps").resolve())]
+    assert dep.parameters["config"] == str(cfg.resolve())
+    default = rebuild_deployment([str(tmp_path / "dumps")], str(tmp_path / "wh"), str(CONFIG))
+    assert default.schedules[0].schedule.cron == "0 4 * * 1"
+
+
+def _month_dump(folder: Path, month: str, posts: int, seed: int, prefix: str) -> Path:
+    """A demo-style dump whose post ids carry `prefix` (demo ids restart at d000000 every month)."""
+    import json as _json
+
+    import zstandard
+    from sources.demo import DemoSpec, demo_records
+
+    lines = []
+    for r in demo_records(DemoSpec(posts=posts, month=month, seed=seed)):
+        if isinstance(r, dict):
+            r = {**r, "id": prefix + r["id"]}
+        lines.append(r if isinstance(r, str) else _json.dumps(r))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"RS_{month}.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
+    return path
+
+
+def _ids(manifest: str) -> list[str]:
+    rel = Path(manifest).parent
+    return sorted(i for p in (rel / "data").glob("*.parquet") for i in pq.read_table(p).column("post_id").to_pylist())
+
+
+def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_path):
+    from flows.rebuild import run_rebuild
+    from sources.demo import DemoSpec, write_demo_dump
+
+    dumps, wh = tmp_path / "dumps", tmp_path / "wh"
+    write_demo_dump(dumps, DemoSpec(posts=300, month="2024-01"))
+    first = run_rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
+    v1 = json.loads(Path(first["release"]["manifest"]).read_text())
+    assert v1["version"] == "v1" and "parent" not in v1
+
+    same = run_rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
+    assert same["release"] is None and same["parent"] == "express-demo/v1"
+
+    feb = _month_dump(dumps, "2024-02", 200, 99, "f")
+    second = run_rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
+    v2 = json.loads(Path(second["release"]["manifest"]).read_text())
+    assert v2["version"] == "v2" and v2["parent"] == "express-demo/v1"
+    assert [i["path"] for i in v2["incremental"]["new_inputs"]] == [str(feb.resolve())]
+    assert [i["sha256"] for i in v2["inputs"]][:1] == [i["sha256"] for i in v1["inputs"]]
+    run = wh / "runs" / v2["run_id"] / "shards"
+    assert sorted(p.name for p in run.glob("*.done")) == ["split-RS_2024-02.done"]  # January not re-read
+    assert set(_ids(first["release"]["manifest"])) < set(_ids(second["release"]["manifest"]))
+    assert v2["funnel"]["read"] == v1["funnel"]["read"] + 200 + 6  # February's posts and malformed lines
+    f = v2["funnel"]
+    assert f["read"] == f["kept"] + sum(f["dropped"].values()) + f["malformed"]
+
+    stricter = tmp_path / "stricter.toml"
+    stricter.write_text(CONFIG.read_text().replace("max_masks = 5", "max_masks = 1"))
+    third = run_rebuild([str(dumps)], str(wh), str(stricter), shard_lines=100, workers=0)
+    v3 = json.loads(Path(third["release"]["manifest"]).read_text())
+    assert v3["parent"] == "express-demo/v2" and v3["incremental"]["new_inputs"] == []
+    assert v3["incremental"]["relabelled_because"] == ["extract config"]
+    assert v3["funnel"]["read"] == v2["funnel"]["read"] and v3["funnel"]["dropped"]["too_many_masks"] > 0
+    assert not list((wh / "runs" / v3["run_id"] / "shards").glob("split-*.done"))
+
+
+def test_publish_report_and_card_flows_run_alone_on_a_built_run(prefect_harness, demo_dump, tmp_path):
+    from flows.release_flows import card_flow, report_flow
+    from flows.sharded import publish_flow, run_sharded_build
+
+    wh = tmp_path / "wh"
+    built = run_sharded_build([str(demo_dump)], str(wh), str(CONFIG), shard_lines=400, workers=0, publish=False)
+    assert built["release"] is None and not list(wh.glob("express-demo/v*"))
+    rel = publish_flow(str(wh), built["run_id"])
+    again = publish_flow(str(wh), built["run_id"])
+    assert again["version"] == rel["version"] == "v1" and again.get("already_published") == "true"
+    report = Path(report_flow(str(wh), "express-demo/v1", str(tmp_path / "report.html")))
+    assert "<html" in report.read_text().lower()
+    card = card_flow(str(wh), "express-demo/v1", str(tmp_path / "card"))
+    assert Path(card["readme"]).exists()
+    assert len(list((tmp_path / "card" / "data").glob("*.parquet"))) >= 3

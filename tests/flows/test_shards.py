@@ -1,0 +1,73 @@
+"""Sharding without Prefect: deterministic shard names, original line numbers, markers that skip
+finished work, and duplicates caught across shard boundaries (also after a resume)."""
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from flows.shard_stages import dedupe_shards, filter_shard, kept_posts
+from flows.shards import input_stems, read_marker, shard_lines, split_input, Shard
+from flows.stages import save_recipe
+from schemas.config import load_recipe
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _post(i: int, text: str) -> str:
+    return json.dumps({"id": f"p{i}", "subreddit": "test", "author": f"u{i}", "created_utc": 1700000000 + i,
+                       "title": "t", "selftext": text})
+
+
+def _dump(tmp_path: Path, lines: list[str], name: str = "RS_2030-01.jsonl") -> Path:
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_split_names_shards_deterministically_and_keeps_original_line_numbers(tmp_path):
+    lines = [_post(i, f"post number {i} has some words in it") for i in range(23)]
+    lines[7] = ""  # a blank line still counts as a line of the input
+    dump = _dump(tmp_path, lines)
+    out = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10)
+    assert [Path(s["path"]).name for s in out["shards"]] == ["RS_2030-01-00000", "RS_2030-01-00001",
+                                                            "RS_2030-01-00002"]
+    assert [s["lines"] for s in out["shards"]] == [10, 10, 3] and out["lines"] == 23
+    second = Shard.from_dict(out["shards"][1])
+    got = list(shard_lines(second))
+    assert [n for n, _ in got] == list(range(11, 21))
+    assert got[0][1] == lines[10].encode()
+    # a finished split is read back from its marker, not redone
+    marker = tmp_path / "shards" / "split-RS_2030-01.done"
+    before = marker.stat().st_mtime_ns
+    assert split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10) == out
+    assert marker.stat().st_mtime_ns == before
+
+
+def test_inputs_sharing_a_stem_get_distinct_shard_names():
+    stems = input_stems(["/a/RS_2024-01.zst", "/b/RS_2024-01.zst", "/c/RC_2024-01.zst"])
+    assert len(set(stems.values())) == 3 and stems["/c/RC_2024-01.zst"] == "RC_2024-01"
+
+
+def test_duplicates_are_caught_across_shards_and_after_a_resume(tmp_path):
+    text = "I feel so happy about this whole long story of mine today"
+    lines = [_post(i, f"unique post {i} with enough words to pass") for i in range(8)]
+    lines[2] = _post(2, text)
+    lines[6] = _post(6, text.upper())  # a repost in the next shard (case folded)
+    lines[7] = "{not json"
+    dump = _dump(tmp_path, lines)
+    recipe = save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json")
+    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 4)["shards"]
+    filtered = [filter_shard(s, str(recipe)) for s in shards]
+    assert [f["funnel"]["malformed"] for f in filtered] == [0, 1]
+    first = dedupe_shards(shards, str(recipe))
+    assert first[1]["funnel"]["dropped"] == {"duplicate": 1} and first[0]["funnel"]["dropped"] == {}
+    # resume: the second shard's dedupe is redone; the first is replayed, so the repost is still caught
+    (Path(shards[1]["path"]) / "dedupe.done").unlink()
+    again = dedupe_shards(shards, str(recipe))
+    assert again[0]["skipped"] and not again[1]["skipped"]
+    assert again[1]["funnel"] == first[1]["funnel"]
+    kept = [p.id for p in kept_posts(Shard.from_dict(shards[1]))]
+    assert "p6" not in kept and kept == ["p4", "p5"]
+    assert read_marker(Path(shards[1]["path"]), "dedupe")["funnel"]["read"] == 3
+    quarantined = pq.read_table(Path(shards[1]["path"]) / "quarantine-dedupe.parquet").to_pylist()
+    assert [(q["post_id"], q["reason"], q["source_line"]) for q in quarantined] == [("p6", "duplicate", 7)]
