@@ -16,7 +16,11 @@ def warehouse_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warehouse", help="warehouse folder (default: $EXPRESS_WAREHOUSE or ./data)")
 
 
+DEMO_PREDICTORS = ("most-frequent", "context-lexicon", "tfidf-logreg")
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
+    """The whole pipeline on the offline demo corpus: build, evaluate baselines, report, card."""
     from sources.demo import DemoSpec, write_demo_dump
     from warehouse.layout import Warehouse
 
@@ -25,21 +29,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
     dump = write_demo_dump(workdir, DemoSpec(posts=args.posts))
     print(f"demo corpus: {dump}")
     prefect_env.configure()
+    from evaluation.runs import format_table, leaderboard
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
+    from flows.release_flows import card_flow, report_flow
 
     built = build_flow([str(dump)], str(wh.root), str(DEMO_CONFIG))
     rel = built["release"]
+    release_id = f"{rel['dataset']}/{rel['version']}"
     manifest = json.loads(Path(rel["manifest"]).read_text())
-    scores = evaluate_flow(str(wh.root), f"{rel['dataset']}/{rel['version']}", "test", "most-frequent")
+    runs = {}
+    for name in DEMO_PREDICTORS:
+        print(f"[evaluate] {name} on {release_id} test")
+        runs[name] = evaluate_flow(str(wh.root), release_id, "test", name, bootstrap=200)
+    report = report_flow(str(wh.root), release_id)
+    card = card_flow(str(wh.root), release_id, str(wh.root / "cards" / rel["dataset"] / rel["version"]))
     f = manifest["funnel"]
     print("\n== express demo ==")
     print(f"funnel:   read {f['read']} = kept {f['kept']} + dropped {sum(f['dropped'].values())} "
           f"+ malformed {f['malformed']}")
     print(f"dropped:  {json.dumps(f['dropped'])}")
     print(f"release:  {rel['path']}  rows {json.dumps(manifest['rows'])}")
-    print(f"scores:   most-frequent on test: {json.dumps(scores['metrics'])}")
-    print(f"run:      {scores['path']}")
+    print(f"gate:     {'passed' if manifest.get('gate', {}).get('success', True) else 'FAILED'}")
+    print(f"report:   {report}")
+    print(f"card:     {card['readme']}")
+    print(f"scores:   most-frequent on test: {json.dumps(runs['most-frequent']['metrics'])}")
+    print("leaderboard (test split):")
+    print(format_table(leaderboard(wh, release_id, "test", latest_only=True), "text"))
     return 0
 
 
