@@ -22,7 +22,7 @@ from flows import assemble, caching, shard_stages, shards, stages
 from flows.progress import Progress
 from schemas.config import Recipe, load_recipe
 from schemas.versioning import code_version
-from sources.join import order_inputs
+from sources.join import is_comment_input, order_inputs
 from warehouse.layout import Warehouse
 
 DEFAULT_SHARD_LINES = 50_000
@@ -94,7 +94,14 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     all_shards = prior_shards + new_shards
     print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
           f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
-    _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in new_shards])
+    # submission shards first (in parallel); comment-dump shards then join to all their NSFW ids
+    posts_first = [s for s in new_shards if not is_comment_input(s["source_file"])]
+    comments = [s for s in new_shards if is_comment_input(s["source_file"])]
+    _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in posts_first])
+    if comments:
+        id_files = shard_stages.nsfw_id_files([s for s in prior_shards + posts_first
+                                               if not is_comment_input(s["source_file"])])
+        _run_parallel("filter comments", [filter_task.submit(s, recipe_path, id_files) for s in comments])
     deduped = dedupe_task(all_shards, recipe_path)
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
