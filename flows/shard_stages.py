@@ -52,8 +52,8 @@ def _timed(result: dict[str, Any], started: float) -> dict[str, Any]:
 
 
 def nsfw_id_files(shards: list[dict[str, Any]]) -> list[str]:
-    """The NSFW-id files of finished shards (a parent run built before the join has none)."""
-    return [str(p) for s in shards if (p := Path(s["path"]) / NSFW_IDS).exists()]
+    """The non-empty NSFW-id files of finished shards (a parent run built before the join has none)."""
+    return [str(p) for s in shards if (p := Path(s["path"]) / NSFW_IDS).exists() and p.stat().st_size]
 
 
 def _noting(records: Iterator[Any], out: TextIO) -> Iterator[Any]:
@@ -64,12 +64,25 @@ def _noting(records: Iterator[Any], out: TextIO) -> Iterator[Any]:
         yield rec
 
 
+def _counting_unjoined(records: Iterator[Any], counts: dict[str, int]) -> Iterator[Any]:
+    """Count comments the join left SFW: ids of other shards could still flag them."""
+    for rec in records:
+        if isinstance(rec, RawPost) and rec.kind == "comment" and rec.link_id and not rec.over_18:
+            counts["unjoined_comments"] += 1
+        yield rec
+
+
+def needs_join(done: dict[str, Any], nsfw_files: list[str] | None) -> bool:
+    """A filtered shard is redone only if it has comments that more NSFW-id files could flag."""
+    return done.get("unjoined_comments", 0) > 0 and done.get("nsfw_files", 0) < len(nsfw_files or [])
+
+
 def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] | None = None) -> dict[str, Any]:
     """Parse a shard's lines, join comments to NSFW submissions (of this shard and of `nsfw_files`,
     written by earlier shards) and apply the stateless filters; malformed lines are quarantined."""
     s = Shard.from_dict(shard)
     done = read_marker(s.path, "filter")
-    if done is not None:
+    if done is not None and not needs_join(done, nsfw_files):
         return {**done, "skipped": True}
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
@@ -83,7 +96,8 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
     ids_path = s.path / NSFW_IDS
     with open(tmp_name(ids_path), "w") as ids:
         records = (parse_line(line, s.source_file, n, "dump") for n, line in shard_lines(s) if line.strip())
-        records = join_comments(_noting(records, ids), flags)
+        counts = {"unjoined_comments": 0}
+        records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)
         with ParquetSink(tmp_name(posts_path), RAW_POSTS) as posts, \
              ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
             for post in run_filters(records, stateless, funnel,
@@ -94,7 +108,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
     funnel.check(f"filter {s.name}")
     commit([posts_path, quarantine_path, ids_path])
     result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "comments_joined": flags.joined,
-                     "nsfw_files": len(nsfw_files or [])}, started)
+                     "nsfw_files": len(nsfw_files or []), **counts}, started)
     write_marker(s.path, "filter", result)
     return {**result, "skipped": False}
 

@@ -37,8 +37,9 @@ def join_inputs(tmp_path_factory) -> dict:
                          "author": f"commenter_{k}", "created_utc": p["created_utc"] + 60,
                          "body": f"Replying to thread {k} here. {p['selftext']}", "score": 1})
     rs, rc = tmp / "RS_2024-01.jsonl", tmp / "RC_2024-01.jsonl"
-    rs.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n")
-    rc.write_text("\n".join(json.dumps(c) for c in comments) + "\n")
+    # the last 4 comments sit in the submission dump's last shard, which must also be joined
+    rs.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records + comments[-4:]) + "\n")
+    rc.write_text("\n".join(json.dumps(c) for c in comments[:-4]) + "\n")
     recipe = (REPO / "configs" / "demo.toml").read_text().replace("data_docs = true", "data_docs = false")
     config = tmp / "recipe.toml"
     config.write_text(recipe)
@@ -72,6 +73,7 @@ def test_sharded_build_joins_comments_to_nsfw_submissions_like_the_unsharded_bui
     quarantine = pq.read_table(next(Path(sharded_join_build["warehouse"]).glob("quarantine/*/ingest.parquet")))
     dropped = {q["post_id"]: q["reason"] for q in quarantine.to_pylist() if q["post_id"]}
     assert {c: dropped.get(c) for c in join_inputs["joined"]} == {c: "nsfw" for c in join_inputs["joined"]}
+    assert {"c00032", "c00034"} <= join_inputs["joined"]  # the two joined comments in the RS dump
     wh = Path(sharded_join_build["warehouse"])
     id_files = sorted(wh.glob("runs/*/shards/RS_2024-01-*/nsfw-submissions.txt"))
     assert len(id_files) == 4 and "".join(p.read_text() for p in id_files).split() == join_inputs["nsfw_ids"]
