@@ -17,7 +17,7 @@ from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE
 from schemas.versioning import code_version
 from schemas.vocabulary import vocabulary_version
 from warehouse.layout import Warehouse
-from warehouse.publish import publish_release
+from warehouse.publish import Release, ensure_registered, publish_release
 
 
 def concat_parquet(parts: list[Path], out: Path, schema: Any) -> int:
@@ -81,7 +81,7 @@ def assemble(shard_list: list[dict[str, Any]], inputs: list[dict[str, Any]], run
     result = {
         "ingest": {"raw_posts": [str(s.path / "posts.parquet") for s in shards],
                    "quarantine": str(quarantine / "ingest.parquet"), "funnel": ingest.to_dict(),
-                   "inputs": inputs},
+                   "inputs": inputs, "comments_joined": sum(m.get("comments_joined", 0) for m in filtered)},
         "extract": {"examples": str(run / "examples.parquet"), "disclosures": str(run / "disclosures.parquet"),
                     "funnel": extract.to_dict()},
         "shards": len(shards),
@@ -110,7 +110,8 @@ def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, ass
     """Publish the assembled run unless a release of this run already exists; `extra` adds
     manifest fields (e.g. the parent release of an incremental rebuild)."""
     existing = find_published(warehouse, run_id)
-    if existing is not None:
+    if existing is not None:  # a kill may have landed before the catalog registration: ensure the views
+        ensure_registered(Warehouse.at(warehouse), Release.at(Path(existing["path"])))
         return {**existing, "already_published": "true"}
     ingest, extract = assembled["ingest"], assembled["extract"]
     recipe = stages.load_saved_recipe(recipe_path)

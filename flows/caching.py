@@ -62,5 +62,6 @@ def shard_cache_key(context: Any, parameters: dict[str, Any]) -> str:
     task_name = context.task.name if context is not None and getattr(context, "task", None) else "shard"
     folder = shard.get("work") or shard["path"]
     run_dir = Path(folder).parent.parent
+    joined = [json.dumps(parameters["nsfw_files"])] if parameters.get("nsfw_files") else []  # comment join
     return digest(task_name, shard["sha256"], _recipe_hash(parameters), code_version(), run_nonce(run_dir),
-                   folder)
+                   folder, *joined)

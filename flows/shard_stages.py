@@ -1,6 +1,7 @@
 """Per-shard build steps as plain functions over paths (no Prefect here; flows/sharded.py wires them).
 
-filter_shard (parallel): parse + stateless filters -> posts.parquet, quarantine-ingest.parquet
+filter_shard (parallel): parse + comment join + stateless filters -> posts.parquet, quarantine-ingest.parquet,
+    nsfw-submissions.txt (comment dumps' shards run after, with every submission shard's ids)
 dedupe_shards (sequential, shard order): stateful filters -> dropped rows, quarantine-dedupe.parquet
 extract_shard (parallel): disclosures on kept posts -> examples.parquet, disclosures.parquet, ...
 Each step skips a shard whose marker exists, and returns the counts its marker holds.
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from extractors.disclosures import DisclosureExtractor
 from extractors.examples import build_examples
@@ -22,9 +24,11 @@ from flows.stages import _quarantine_row, load_saved_recipe
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RAW_POSTS, RawPost
 from sources.dumps import parse_line
+from sources.join import SubmissionFlags, flagged_id, join_comments
 from warehouse.parquet import ParquetSink, iter_rows
 
 _EXTRACTORS: dict[int, DisclosureExtractor] = {}
+NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
 
 
 def is_stateful(f: Filter) -> bool:
@@ -47,28 +51,64 @@ def _timed(result: dict[str, Any], started: float) -> dict[str, Any]:
     return {**result, "seconds": round(time.perf_counter() - started, 3)}
 
 
-def filter_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
-    """Parse a shard's lines and apply the stateless filters; malformed lines are quarantined."""
+def nsfw_id_files(shards: list[dict[str, Any]]) -> list[str]:
+    """The non-empty NSFW-id files of finished shards (a parent run built before the join has none)."""
+    return [str(p) for s in shards if (p := Path(s["path"]) / NSFW_IDS).exists() and p.stat().st_size]
+
+
+def _noting(records: Iterator[Any], out: TextIO) -> Iterator[Any]:
+    """Pass records through, writing the id of every NSFW submission (kept or not) to `out`."""
+    for rec in records:
+        if isinstance(rec, RawPost) and (pid := flagged_id(rec)) is not None:
+            out.write(pid + "\n")
+        yield rec
+
+
+def _counting_unjoined(records: Iterator[Any], counts: dict[str, int]) -> Iterator[Any]:
+    """Count comments the join left SFW: ids of other shards could still flag them."""
+    for rec in records:
+        if isinstance(rec, RawPost) and rec.kind == "comment" and rec.link_id and not rec.over_18:
+            counts["unjoined_comments"] += 1
+        yield rec
+
+
+def needs_join(done: dict[str, Any], nsfw_files: list[str] | None) -> bool:
+    """A filtered shard is redone only if it has comments that more NSFW-id files could flag."""
+    return done.get("unjoined_comments", 0) > 0 and done.get("nsfw_files", 0) < len(nsfw_files or [])
+
+
+def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] | None = None) -> dict[str, Any]:
+    """Parse a shard's lines, join comments to NSFW submissions (of this shard and of `nsfw_files`,
+    written by earlier shards) and apply the stateless filters; malformed lines are quarantined."""
     s = Shard.from_dict(shard)
     done = read_marker(s.path, "filter")
-    if done is not None:
+    if done is not None and not needs_join(done, nsfw_files):
         return {**done, "skipped": True}
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
     stateless, _ = split_chain(filters_from_config(recipe.filters))
+    flags = SubmissionFlags()
+    for f in nsfw_files or []:
+        with open(f) as fh:
+            flags.add_ids(line.rstrip("\n") for line in fh)
     funnel = Funnel()
     posts_path, quarantine_path = s.path / "posts.parquet", s.path / "quarantine-ingest.parquet"
-    records = (parse_line(line, s.source_file, n, "dump") for n, line in shard_lines(s) if line.strip())
-    with ParquetSink(tmp_name(posts_path), RAW_POSTS) as posts, \
-         ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
-        for post in run_filters(records, stateless, funnel,
-                                lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
-            if recipe.filters.scrub_pii:
-                post = scrub_post(post)
-            posts.write(post.to_row())
+    ids_path = s.path / NSFW_IDS
+    with open(tmp_name(ids_path), "w") as ids:
+        records = (parse_line(line, s.source_file, n, "dump") for n, line in shard_lines(s) if line.strip())
+        counts = {"unjoined_comments": 0}
+        records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)
+        with ParquetSink(tmp_name(posts_path), RAW_POSTS) as posts, \
+             ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
+            for post in run_filters(records, stateless, funnel,
+                                    lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
+                if recipe.filters.scrub_pii:
+                    post = scrub_post(post)
+                posts.write(post.to_row())
     funnel.check(f"filter {s.name}")
-    commit([posts_path, quarantine_path])
-    result = _timed({"shard": s.name, "funnel": funnel.to_dict()}, started)
+    commit([posts_path, quarantine_path, ids_path])
+    result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "comments_joined": flags.joined,
+                     "nsfw_files": len(nsfw_files or []), **counts}, started)
     write_marker(s.path, "filter", result)
     return {**result, "skipped": False}
 

@@ -22,7 +22,7 @@ from flows import assemble, caching, shard_stages, shards, stages
 from flows.progress import Progress
 from schemas.config import Recipe, load_recipe
 from schemas.versioning import code_version
-from sources.join import order_inputs
+from sources.join import is_comment_input, order_inputs
 from warehouse.layout import Warehouse
 
 DEFAULT_SHARD_LINES = 50_000
@@ -60,6 +60,27 @@ def _run_parallel(step: str, submitted: list[Any]) -> list[dict[str, Any]]:
     return [f.result() for f in submitted]
 
 
+def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[str, Any]],
+                     recipe_path: str) -> None:
+    """Filter submission-dump shards in parallel, each joining its own comments; then, once all
+    their NSFW ids are on disk, comment-dump (`RC_*`) shards and any submission-dump shard with
+    comments that earlier shards' ids could flag (as `express build` would, reading in order)."""
+    posts_first = [s for s in new_shards if not is_comment_input(s["source_file"])]
+    comments = [s for s in new_shards if is_comment_input(s["source_file"])]
+    firsts = _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in posts_first])
+    earlier = [s for s in prior_shards if not is_comment_input(s["source_file"])]
+    second: list[tuple[dict[str, Any], list[str]]] = []
+    for s, done in zip(posts_first, firsts):
+        ids = shard_stages.nsfw_id_files(earlier)
+        if shard_stages.needs_join(done, ids):
+            second.append((s, ids))
+        earlier.append(s)
+    all_ids = shard_stages.nsfw_id_files(earlier)
+    second += [(s, all_ids) for s in comments]
+    if second:
+        _run_parallel("filter comments", [filter_task.submit(s, recipe_path, ids) for s, ids in second])
+
+
 def load_any_recipe(config: str | None) -> Recipe:
     """A recipe TOML, or the `recipe.json` a run saved (to resume a run by its id alone)."""
     return stages.load_saved_recipe(config) if config and config.endswith(".json") else load_recipe(config)
@@ -94,7 +115,7 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     all_shards = prior_shards + new_shards
     print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
           f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
-    _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in new_shards])
+    _filter_and_join(new_shards, prior_shards, recipe_path)
     deduped = dedupe_task(all_shards, recipe_path)
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)

@@ -21,9 +21,19 @@ def _key(post_id: str) -> int | str:
         return post_id
 
 
+def is_comment_input(path: str) -> bool:
+    """A comment dump (`RC_*`): read after every submission dump."""
+    return Path(path).name.upper().startswith("RC_")
+
+
 def order_inputs(paths: list[str]) -> list[str]:
     """Submission dumps before comment dumps (`RC_*`), otherwise in the given order."""
-    return sorted(paths, key=lambda p: Path(p).name.upper().startswith("RC_"))
+    return sorted(paths, key=is_comment_input)
+
+
+def flagged_id(post: RawPost) -> str | None:
+    """The id of a submission whose flag (NSFW) its comments inherit, else None."""
+    return post.id if post.kind == "submission" and post.over_18 else None
 
 
 @dataclass
@@ -34,8 +44,12 @@ class SubmissionFlags:
     joined: int = 0
 
     def note(self, post: RawPost) -> None:
-        if post.kind == "submission" and post.over_18:
+        if flagged_id(post) is not None:
             self.nsfw.add(_key(post.id))
+
+    def add_ids(self, ids: Iterable[str]) -> None:
+        """Ids of NSFW submissions noted elsewhere (e.g. by earlier shards of a sharded build)."""
+        self.nsfw.update(_key(i) for i in ids)
 
     def apply(self, post: RawPost) -> RawPost:
         if post.kind == "comment" and not post.over_18 and post.link_id:

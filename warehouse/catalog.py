@@ -17,14 +17,17 @@ def view_name(dataset: str, version: str, split: str) -> str:
     return re.sub(r"[^0-9a-zA-Z_]", "_", f"{dataset}_{version}_{split}")
 
 
-def register_release(warehouse: Warehouse, dataset: str, version: str, files: dict[str, Path]) -> list[str]:
-    """Create (or replace) the views of one release, and repoint the `latest` views at it."""
+def register_release(warehouse: Warehouse, dataset: str, version: str, files: dict[str, Path],
+                     latest: bool = True) -> list[str]:
+    """Create (or replace) the views of one release, and (unless `latest=False`) repoint the
+    `latest` views at it."""
     names = []
     con = duckdb.connect(str(warehouse.catalog))
     try:
         for split, path in files.items():
             literal = str(path).replace("'", "''")
-            for name in (view_name(dataset, version, split), view_name(dataset, "latest", split)):
+            targets = (version, "latest") if latest else (version,)
+            for name in (view_name(dataset, v, split) for v in targets):
                 con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet('{literal}')")
             names.append(view_name(dataset, version, split))
     finally:

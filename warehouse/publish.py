@@ -107,6 +107,14 @@ def publish_release(
     return release
 
 
+def ensure_registered(warehouse: Warehouse, release: Release) -> list[str]:
+    """Idempotently (re)create a published release's catalog views, e.g. after a crash between the
+    release rename and its registration; `latest` views move only if it is the newest version."""
+    with file_lock(warehouse.catalog_lock):
+        newest = warehouse.versions(release.dataset)[-1:] == [release.version]
+        return register_release(warehouse, release.dataset, release.version, release.split_files(), latest=newest)
+
+
 def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe: Recipe, extra: dict[str, Any],
                    dataset: str, version: str, parent: str | None, vocabulary: Any) -> dict[str, Any]:
     splits = splits_for_config(recipe.splits)

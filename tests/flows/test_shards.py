@@ -71,3 +71,48 @@ def test_duplicates_are_caught_across_shards_and_after_a_resume(tmp_path):
     assert read_marker(Path(shards[1]["path"]), "dedupe")["funnel"]["read"] == 3
     quarantined = pq.read_table(Path(shards[1]["path"]) / "quarantine-dedupe.parquet").to_pylist()
     assert [(q["post_id"], q["reason"], q["source_line"]) for q in quarantined] == [("p6", "duplicate", 7)]
+
+
+def test_comment_shards_join_nsfw_ids_that_submission_shards_persisted_also_after_a_resume(tmp_path):
+    from flows.shard_stages import nsfw_id_files
+
+    subs = [_post(i, f"submission {i} has plenty of words to pass the filters") for i in range(6)]
+    subs[4] = json.dumps({**json.loads(subs[4]), "over_18": True})  # in the second submission shard
+    comments = [json.dumps({"id": f"c{k}", "link_id": f"t3_p{4 if k % 2 else 1}", "subreddit": "test",
+                            "author": f"c{k}", "body": f"comment {k} says enough words to be kept here"})
+                for k in range(4)]
+    rs, rc = _dump(tmp_path, subs), _dump(tmp_path, comments, "RC_2030-01.jsonl")
+    recipe = str(save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json"))
+    sub_shards = split_input(str(rs), str(tmp_path / "shards"), "RS_2030-01", 3)["shards"]
+    [com_shard] = split_input(str(rc), str(tmp_path / "shards"), "RC_2030-01", 10)["shards"]
+    assert [filter_shard(s, recipe)["funnel"]["dropped"] for s in sub_shards] == [{}, {"nsfw": 1}]
+    ids = nsfw_id_files(sub_shards)
+    assert [Path(f).read_text() for f in ids] == ["p4\n"]  # the first shard's empty id file is left out
+    assert (Path(sub_shards[0]["path"]) / "nsfw-submissions.txt").read_text() == ""
+    first = filter_shard(com_shard, recipe, ids)
+    assert first["funnel"]["dropped"] == {"nsfw": 2} and first["comments_joined"] == 2
+    # resume: the comment shard is redone from the id files the finished submission shards left
+    (Path(com_shard["path"]) / "filter.done").unlink()
+    again = filter_shard(com_shard, recipe, nsfw_id_files(sub_shards))
+    assert not again["skipped"] and again["funnel"] == first["funnel"]
+    kept = [r["id"] for r in pq.read_table(Path(com_shard["path"]) / "posts.parquet").to_pylist()]
+    assert kept == ["c0", "c2"]
+
+
+def test_a_submission_shard_with_comments_is_refiltered_once_earlier_shards_ids_are_known(tmp_path):
+    from flows.shard_stages import needs_join, nsfw_id_files
+
+    lines = [_post(i, f"submission {i} has plenty of words to pass the filters") for i in range(3)]
+    lines[0] = json.dumps({**json.loads(lines[0]), "over_18": True})
+    lines += [json.dumps({"id": f"c{k}", "link_id": f"t3_p{k}", "subreddit": "test", "author": f"c{k}",
+                          "body": f"comment {k} says enough words to be kept here"}) for k in range(3)]
+    recipe = str(save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json"))
+    first, second = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 3)["shards"]
+    assert filter_shard(first, recipe)["unjoined_comments"] == 0
+    alone = filter_shard(second, recipe)
+    assert alone["funnel"]["kept"] == 3 and alone["unjoined_comments"] == 3
+    ids = nsfw_id_files([first])
+    assert needs_join(alone, ids) and not needs_join(alone, [])
+    joined = filter_shard(second, recipe, ids)
+    assert not joined["skipped"] and joined["funnel"]["dropped"] == {"nsfw": 1} and joined["comments_joined"] == 1
+    assert filter_shard(second, recipe, ids)["skipped"]  # done with these ids: not redone again
