@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from extractors.disclosures import DisclosureExtractor
-from extractors.examples import build_examples
-from extractors.segmentation import Segmenter
 from filters.base import Filter, run_filters
 from filters.pii import scrub_post
 from filters.reddit import filters_from_config
 from flows.shards import Shard, commit, read_marker, shard_lines, tmp_name, write_marker
-from flows.stages import _quarantine_row, load_saved_recipe
+from flows.stages import _quarantine_row, load_saved_recipe, write_extraction
 from schemas.funnel import Funnel
-from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RAW_POSTS, RawPost
+from schemas.records import QUARANTINE, RAW_POSTS, RawPost
 from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, join_comments
 from warehouse.parquet import ParquetSink, iter_rows
@@ -174,19 +172,10 @@ def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
     s.labels_dir.mkdir(parents=True, exist_ok=True)
     out = {name: s.labels_dir / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
     posts = kept_posts(s)
-    with ParquetSink(tmp_name(out["examples"]), EXAMPLES) as examples, \
-         ParquetSink(tmp_name(out["disclosures"]), DISCLOSURES) as disclosures, \
-         ParquetSink(tmp_name(out["quarantine-extract"]), QUARANTINE) as dropped:
-        def on_found(post: RawPost, found: list) -> None:
-            if found:
-                disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
-
-        for ex in build_examples(posts, extractor, recipe.extract, funnel,
-                                 on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
-                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
-            examples.write(ex.to_row())
+    collapser = write_extraction(posts, extractor, recipe, funnel, tmp_name(out["examples"]),
+                                 tmp_name(out["disclosures"]), tmp_name(out["quarantine-extract"]))
     funnel.check(f"extract {s.name}")
     commit(list(out.values()))
-    result = _timed({"shard": s.name, "funnel": funnel.to_dict()}, started)
+    result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "unmapped": collapser.summary()}, started)
     write_marker(s.labels_dir, "extract", result)
     return {**result, "skipped": False}

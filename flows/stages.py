@@ -6,6 +6,7 @@ and returns a small JSON-able dict of paths and funnel counts for the next stage
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -108,17 +109,14 @@ def scrape(out_dir: str, recipe_path: str) -> dict[str, Any]:
     return {"path": str(path), "query": query_record(cfg, terms if cfg.listing == "search" else [])}
 
 
-def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str) -> dict[str, Any]:
-    """Detect disclosures in kept posts and write examples (masked text + labels) and disclosures."""
-    recipe = load_saved_recipe(recipe_path)
-    run, quarantine = Path(run_dir), Path(quarantine_dir)
-    funnel = Funnel()
-    extractor = DisclosureExtractor(batch_size=recipe.extract.batch_size)
-    posts = (RawPost(**row) for row in iter_rows(raw_posts))
+def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, recipe: Recipe, funnel: Funnel,
+                     examples_path: Path, disclosures_path: Path, quarantine_path: Path) -> Collapser:
+    """Stream posts through extraction into examples, disclosures and quarantine Parquet files;
+    shared by the whole-run and per-shard builds. Returns the unmapped-word counts."""
     collapser = Collapser()
-    with ParquetSink(run / "examples.parquet", EXAMPLES) as examples, \
-         ParquetSink(run / "disclosures.parquet", DISCLOSURES) as disclosures, \
-         ParquetSink(quarantine / "extract.parquet", QUARANTINE) as dropped:
+    with ParquetSink(examples_path, EXAMPLES) as examples, \
+         ParquetSink(disclosures_path, DISCLOSURES) as disclosures, \
+         ParquetSink(quarantine_path, QUARANTINE) as dropped:
         def on_found(post: RawPost, found: list) -> None:
             if found:
                 disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
@@ -128,6 +126,18 @@ def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str)
                                  on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
             collapser.observe(ex.surfaces)
             examples.write(ex.to_row())
+    return collapser
+
+
+def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str) -> dict[str, Any]:
+    """Detect disclosures in kept posts and write examples (masked text + labels) and disclosures."""
+    recipe = load_saved_recipe(recipe_path)
+    run, quarantine = Path(run_dir), Path(quarantine_dir)
+    funnel = Funnel()
+    extractor = DisclosureExtractor(batch_size=recipe.extract.batch_size)
+    posts = (RawPost(**row) for row in iter_rows(raw_posts))
+    collapser = write_extraction(posts, extractor, recipe, funnel, run / "examples.parquet",
+                                 run / "disclosures.parquet", quarantine / "extract.parquet")
     funnel.check("extract")
     _write_funnel(run / "extract_funnel.json", funnel)
     (run / "unmapped.json").write_text(json.dumps(collapser.report(), indent=2) + "\n")
