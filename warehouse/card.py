@@ -102,7 +102,8 @@ def _body(m: dict[str, Any], stats: Any, data: dict[str, Any]) -> str:
 Masked first-person emotion disclosures from Reddit ("I feel so <mask>"), built with `express`
 release {m['dataset']}/{m['version']} (parent {m.get('parent_version') or 'none'}, code {m.get('code_version')}).
 Each row has the original segment `text`, the `masked_text` where each self-disclosed emotion word is
-replaced by `<mask>`, and the gold `labels` in mask order.
+replaced by `<mask>`, the masked words in mask order (`surfaces`, the paper's labels) and their
+canonical emotion labels (`labels`, vocabulary {m.get('vocabulary_version') or 'unversioned'}).
 
 ## Curation
 Posts were read from Reddit dumps, filtered (deleted/removed, NSFW, bots, length bounds,
