@@ -44,12 +44,14 @@ def load_saved_recipe(path: str | Path) -> Recipe:
     return recipe_from_dict(json.loads(Path(path).read_text()), str(path))
 
 
-def _quarantine_row(stage: str, rec: RawPost | Malformed, reason: str) -> dict[str, Any]:
+def _quarantine_row(stage: str, rec: RawPost | Malformed, reason: str, with_text: bool = True) -> dict[str, Any]:
+    """A quarantine row; posts dropped after ingest leave the text out, since raw_posts already holds it
+    (raw posts are stored once, keyed by id)."""
     if isinstance(rec, Malformed):
         return {"stage": stage, "reason": rec.reason, "post_id": None, "source_file": rec.source_file,
                 "source_line": rec.source_line, "raw": rec.raw}
     return {"stage": stage, "reason": reason, "post_id": rec.id, "source_file": rec.source_file,
-            "source_line": rec.source_line, "raw": rec.text}
+            "source_line": rec.source_line, "raw": rec.text if with_text else None}
 
 
 def input_record(path: str) -> dict[str, Any]:
@@ -122,7 +124,7 @@ def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, r
                 disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
 
         for ex in build_examples(posts, extractor, recipe.extract, funnel,
-                                 on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why)),
+                                 on_drop=lambda p, why: dropped.write(_quarantine_row("extract", p, why, False)),
                                  on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
             collapser.observe(ex.surfaces)
             examples.write(ex.to_row())

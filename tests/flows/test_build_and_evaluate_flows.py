@@ -22,6 +22,11 @@ def test_build_funnel_adds_up_and_is_in_the_manifest(demo_build):
     quarantine = pq.read_table(Path(demo_build["ingest"]["quarantine"])).to_pylist()
     assert sum(1 for q in quarantine if q["stage"] == "ingest") == f["read"] - demo_build["ingest"]["funnel"]["kept"]
     assert all(q["source_line"] > 0 for q in quarantine)
+    # posts dropped at extraction are quarantined by id: their text stays stored once, in raw_posts
+    extract_q = pq.read_table(Path(demo_build["ingest"]["quarantine"]).with_name("extract.parquet")).to_pylist()
+    raw_ids = set(pq.read_table(demo_build["ingest"]["raw_posts"], columns=["id"]).column("id").to_pylist())
+    assert len(extract_q) == sum(demo_build["extract"]["funnel"]["dropped"].values()) > 0
+    assert all(q["raw"] is None and q["post_id"] in raw_ids for q in extract_q)
 
 
 def test_release_masks_match_labels_and_author_never_published(demo_build):
