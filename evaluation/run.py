@@ -40,8 +40,7 @@ class EvalRun:
 
 
 def load_release(warehouse: Warehouse, version: str) -> Release:
-    path = warehouse.find_release(version)
-    return Release(path.parent.name, path.name, path)
+    return Release.find(warehouse, version)
 
 
 def cache_dir(warehouse: Warehouse) -> Path:

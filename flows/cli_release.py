@@ -9,10 +9,17 @@ from pathlib import Path
 from flows.cli_core import warehouse_arg
 
 
-def _release(wh, version: str):
+def _releases(args: argparse.Namespace, command: str, *versions: str) -> list | None:
+    """The named releases of --warehouse, or None after printing why they cannot be found."""
+    from warehouse.layout import Warehouse
     from warehouse.publish import Release
 
-    return Release.at(wh.find_release(version))
+    wh = Warehouse.at(args.warehouse)
+    try:
+        return [Release.find(wh, v) for v in versions]
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"express {command}: {exc}", file=sys.stderr)
+        return None
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
@@ -31,14 +38,11 @@ def cmd_releases(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from warehouse.diff import diff_releases, format_diff
-    from warehouse.layout import Warehouse
 
-    wh = Warehouse.at(args.warehouse)
-    try:
-        d = diff_releases(_release(wh, args.a), _release(wh, args.b), args.top)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"express diff: {exc}", file=sys.stderr)
+    found = _releases(args, "diff", args.a, args.b)
+    if found is None:
         return 2
+    d = diff_releases(found[0], found[1], args.top)
     print(json.dumps(d, indent=2) if args.json else format_diff(d))
     return 0
 
@@ -47,28 +51,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
     from warehouse.report import default_report_path, docs_link_for, render_report
 
-    wh = Warehouse.at(args.warehouse)
-    try:
-        rel = _release(wh, args.release)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"express report: {exc}", file=sys.stderr)
+    found = _releases(args, "report", args.release)
+    if found is None:
         return 2
-    out = Path(args.out) if args.out else default_report_path(wh.root, rel)
+    rel = found[0]
+    out = Path(args.out) if args.out else default_report_path(Warehouse.at(args.warehouse).root, rel)
     print(render_report(rel, out, docs_link_for(rel, out)))
     return 0
 
 
 def cmd_card(args: argparse.Namespace) -> int:
     from warehouse.card import export_card
-    from warehouse.layout import Warehouse
 
-    wh = Warehouse.at(args.warehouse)
-    try:
-        rel = _release(wh, args.release)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"express card: {exc}", file=sys.stderr)
+    found = _releases(args, "card", args.release)
+    if found is None:
         return 2
-    written = export_card(rel, Path(args.out), url=args.url or "")
+    written = export_card(found[0], Path(args.out), url=args.url or "")
     print(written["readme"])
     return 0
 

@@ -16,7 +16,7 @@ def report_task(warehouse: str, release: str, out: str | None = None) -> str:
     from warehouse.report import default_report_path, docs_link_for, render_report
 
     wh = Warehouse.at(warehouse)
-    rel = Release.at(wh.find_release(release))
+    rel = Release.find(wh, release)
     path = Path(out) if out else default_report_path(wh.root, rel)
     return str(render_report(rel, path, docs_link_for(rel, path)))
 
@@ -26,7 +26,7 @@ def card_task(warehouse: str, release: str, out_dir: str, url: str = "") -> dict
     from warehouse.card import export_card
     from warehouse.publish import Release
 
-    rel = Release.at(Warehouse.at(warehouse).find_release(release))
+    rel = Release.find(Warehouse.at(warehouse), release)
     return {k: str(v) for k, v in export_card(rel, Path(out_dir), url=url).items()}
 
 

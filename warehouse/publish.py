@@ -64,6 +64,11 @@ class Release:
         m = json.loads((path / "manifest.json").read_text())
         return cls(m["dataset"], m["version"], path)
 
+    @classmethod
+    def find(cls, warehouse: Warehouse, version: str) -> "Release":
+        """A published release by `VERSION` or `DATASET/VERSION`; errors say which warehouse was searched."""
+        return cls.at(warehouse.find_release(version))
+
 
 def split_file_name(split: str, shard: int = 0, shards: int = 1) -> str:
     return f"data/{split}-{shard:05d}-of-{shards:05d}.parquet"
