@@ -8,15 +8,20 @@ Each step skips a shard whose marker exists, and returns the counts its marker h
 """
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
 from extractors.disclosures import DisclosureExtractor
+import pyarrow.parquet as pq
+
 from filters.base import Filter, run_filters
+from filters.duplicate_index import KEYS, KEYS_FILE, repeated_rows
 from filters.pii import scrub_post
-from filters.reddit import filters_from_config
+from filters.reddit import ExactDuplicateFilter, filters_from_config
 from flows.shards import Shard, commit, read_marker, shard_lines, tmp_name, write_marker
 from flows.stages import _quarantine_row, load_saved_recipe, write_extraction
 from schemas.funnel import Funnel
@@ -27,6 +32,9 @@ from warehouse.parquet import ParquetSink, iter_rows
 
 _EXTRACTORS: dict[int, DisclosureExtractor] = {}
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
+# What the stateful filters (duplicates: the text) and their quarantine rows read of a post;
+# reading only these keeps the sequential dedupe pass cheap.
+DEDUPE_COLUMNS = ["id", "text", "source_file", "source_line"]
 
 
 def is_stateful(f: Filter) -> bool:
@@ -36,6 +44,12 @@ def is_stateful(f: Filter) -> bool:
 
 def split_chain(chain: list[Filter]) -> tuple[list[Filter], list[Filter]]:
     return [f for f in chain if not is_stateful(f)], [f for f in chain if is_stateful(f)]
+
+
+def indexed_duplicates(stateful: list[Filter]) -> ExactDuplicateFilter | None:
+    """The exact-duplicate filter when it is the only stateful one: its keys are then written per
+    shard and the dedupe step runs as one DuckDB query (filters/duplicate_index.py)."""
+    return stateful[0] if len(stateful) == 1 and isinstance(stateful[0], ExactDuplicateFilter) else None
 
 
 def _extractor(batch_size: int) -> DisclosureExtractor:
@@ -84,15 +98,18 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
         return {**done, "skipped": True}
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
-    stateless, _ = split_chain(filters_from_config(recipe.filters))
+    stateless, stateful = split_chain(filters_from_config(recipe.filters))
+    dup = indexed_duplicates(stateful)
     flags = SubmissionFlags()
     for f in nsfw_files or []:
         with open(f) as fh:
             flags.add_ids(line.rstrip("\n") for line in fh)
     funnel = Funnel()
     posts_path, quarantine_path = s.path / "posts.parquet", s.path / "quarantine-ingest.parquet"
-    ids_path = s.path / NSFW_IDS
-    with open(tmp_name(ids_path), "w") as ids:
+    ids_path, keys_path = s.path / NSFW_IDS, s.path / KEYS_FILE
+    outputs = [posts_path, quarantine_path, ids_path] + ([keys_path] if dup else [])
+    with open(tmp_name(ids_path), "w") as ids, ExitStack() as stack:
+        keys = stack.enter_context(ParquetSink(tmp_name(keys_path), KEYS)) if dup else None
         records = (parse_line(line, s.source_file, n, "dump") for n, line in shard_lines(s) if line.strip())
         counts = {"unjoined_comments": 0}
         records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)
@@ -103,8 +120,10 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
                 if recipe.filters.scrub_pii:
                     post = scrub_post(post)
                 posts.write(post.to_row())
+                if keys is not None:
+                    keys.write({"key": dup.key(post)})
     funnel.check(f"filter {s.name}")
-    commit([posts_path, quarantine_path, ids_path])
+    commit(outputs)
     result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "comments_joined": flags.joined,
                      "nsfw_files": len(nsfw_files or []), **counts}, started)
     write_marker(s.path, "filter", result)
@@ -117,11 +136,14 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
     of its posts.parquet that were dropped (no copy of the kept posts is written)."""
     recipe = load_saved_recipe(recipe_path)
     _, stateful = split_chain(filters_from_config(recipe.filters))
+    dup = indexed_duplicates(stateful)
+    if dup is not None and all((Path(d["path"]) / KEYS_FILE).exists() for d in shards):
+        return _dedupe_by_index(shards, dup.name)
     results = []
     for d in shards:
         s = Shard.from_dict(d)
         done = read_marker(s.path, "dedupe")
-        posts = (RawPost(**row) for row in iter_rows(s.path / "posts.parquet"))
+        posts = (RawPost(**row) for row in iter_rows(s.path / "posts.parquet", DEDUPE_COLUMNS))
         if done is not None:
             for post in posts:
                 next((r for f in stateful if (r := f.check(post)) is not None), None)
@@ -143,6 +165,41 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
         funnel.check(f"dedupe {s.name}")
         commit([quarantine_path])
         result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
+        write_marker(s.path, "dedupe", result)
+        results.append({**result, "skipped": False})
+    return results
+
+
+def _dedupe_by_index(shards: list[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
+    """Exact duplicates of all shards at once from their key files (same drops as the in-order
+    filter, memory bounded by DuckDB's limit); writes the markers of unfinished shards."""
+    todo = [read_marker(Path(d["path"]), "dedupe") is None for d in shards]
+    repeats = {}
+    if any(todo):
+        spill = Path(shards[-1]["path"]).parent.parent / "dedupe-spill"  # <run>/, beside shards/
+        repeats = repeated_rows([Path(d["path"]) / KEYS_FILE for d in shards], spill)
+        shutil.rmtree(spill, ignore_errors=True)
+    results = []
+    for k, (d, pending) in enumerate(zip(shards, todo)):
+        s = Shard.from_dict(d)
+        if not pending:
+            results.append({**read_marker(s.path, "dedupe"), "skipped": True})
+            continue
+        started = time.perf_counter()
+        posts_file = s.path / "posts.parquet"
+        rows = repeats.get(k, [])
+        total = pq.ParquetFile(posts_file).metadata.num_rows
+        funnel = Funnel(read=total, kept=total - len(rows))
+        quarantine_path = s.path / "quarantine-dedupe.parquet"
+        with ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
+            if rows:
+                funnel.dropped[reason] = len(rows)
+                table = pq.read_table(posts_file, columns=DEDUPE_COLUMNS).take(rows)
+                for row in table.to_pylist():
+                    dropped.write(_quarantine_row("ingest", RawPost(**row), reason))
+        funnel.check(f"dedupe {s.name}")
+        commit([quarantine_path])
+        result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": rows}, started)
         write_marker(s.path, "dedupe", result)
         results.append({**result, "skipped": False})
     return results

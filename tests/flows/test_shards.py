@@ -116,3 +116,45 @@ def test_a_submission_shard_with_comments_is_refiltered_once_earlier_shards_ids_
     joined = filter_shard(second, recipe, ids)
     assert not joined["skipped"] and joined["funnel"]["dropped"] == {"nsfw": 1} and joined["comments_joined"] == 1
     assert filter_shard(second, recipe, ids)["skipped"]  # done with these ids: not redone again
+
+
+def test_duplicate_index_drops_the_same_rows_as_the_in_order_filter(tmp_path):
+    """The DuckDB key-file dedupe (default for exact duplicates) and the replaying Python filter
+    agree row for row: repeats within a shard, across shards, and of a post seen two shards back."""
+    texts = [f"distinct post {i} with several words here" for i in range(30)]
+    for dup, orig in ((3, 1), (12, 1), (13, 11), (14, 14 - 1), (25, 3), (29, 20)):
+        texts[dup] = texts[orig].upper()
+    dump = _dump(tmp_path, [_post(i, t) for i, t in enumerate(texts)])
+    recipe = save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json")
+    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10)["shards"]
+    for s in shards:
+        filter_shard(s, str(recipe))
+    assert all((Path(s["path"]) / "dup-keys.parquet").exists() for s in shards)
+    by_index = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
+    for s in shards:  # without key files the same step replays the shards through ExactDuplicateFilter
+        (Path(s["path"]) / "dedupe.done").unlink()
+        (Path(s["path"]) / "dup-keys.parquet").unlink()
+    in_order = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
+    assert by_index == in_order
+    assert [rows for rows, _ in by_index] == [[3], [2, 3, 4], [5, 9]]
+
+
+def test_duplicate_index_finds_repeats_under_a_small_memory_limit(tmp_path):
+    from filters.duplicate_index import KEYS, repeated_rows
+    from filters.reddit import normalised_hash
+    from warehouse.parquet import ParquetSink
+
+    files, expected, seen = [], {}, set()
+    for k in range(4):
+        path = tmp_path / f"keys-{k}.parquet"
+        with ParquetSink(path, KEYS) as sink:
+            for row in range(40_000):
+                n = (k * 40_000 + row) % 150_000  # the last file repeats the first 10,000 keys
+                key = normalised_hash(f"post {n}")
+                if key in seen:
+                    expected.setdefault(k, []).append(row)
+                seen.add(key)
+                sink.write({"key": key})
+        files.append(path)
+    assert repeated_rows(files, tmp_path / "spill", memory_limit="20MB") == expected
+    assert list(expected) == [3] and len(expected[3]) == 10_000

@@ -1,0 +1,49 @@
+"""Exact duplicates across shards without holding every hash in memory.
+
+Each shard's filter pass writes the 16-byte hash of every kept post (in posts.parquet row order)
+to `dup-keys.parquet`. One DuckDB query over all shards' key files then finds every post whose
+hash occurred earlier (an earlier shard, or an earlier row of the same shard): the same posts
+`ExactDuplicateFilter` drops when it reads the shards in order, but the hashing runs in parallel
+and the memory is DuckDB's limit (it spills to disk beyond it), not a set that grows with input.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+KEYS_FILE = "dup-keys.parquet"
+KEYS = pa.schema([("key", pa.binary(16))])
+ROW_BITS = 32  # a shard holds fewer than 2**32 rows; (shard, row) packs into one BIGINT
+
+
+def _sql_path(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def repeated_rows(key_files: Iterable[Path], temp_dir: Path, memory_limit: str = "256MB") -> dict[int, list[int]]:
+    """{file index: sorted row numbers whose key occurred earlier}, files taken in the given order."""
+    files = list(key_files)
+    if not files:
+        return {}
+    temp_dir.mkdir(parents=True, exist_ok=True)
+    parts = " UNION ALL ".join(
+        f"SELECT ({k}::BIGINT << {ROW_BITS}) + file_row_number AS pos, key "
+        f"FROM read_parquet({_sql_path(p)}, file_row_number = true)" for k, p in enumerate(files))
+    query = f"""
+        WITH keyed AS ({parts}),
+        firsts AS (SELECT key, min(pos) AS first FROM keyed GROUP BY key HAVING count(*) > 1)
+        SELECT keyed.pos FROM keyed JOIN firsts USING (key) WHERE keyed.pos > firsts.first ORDER BY keyed.pos
+    """
+    con = duckdb.connect(config={"memory_limit": memory_limit, "temp_directory": str(temp_dir), "threads": 1})
+    try:
+        positions = [row[0] for row in con.execute(query).fetchall()]
+    finally:
+        con.close()
+    out: dict[int, list[int]] = {}
+    mask = (1 << ROW_BITS) - 1
+    for pos in positions:
+        out.setdefault(pos >> ROW_BITS, []).append(pos & mask)
+    return out
