@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,20 @@ def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shar
     return run_dir, str(recipe_file)
 
 
+def _warm_gate_imports() -> None:
+    """Import Great Expectations (~7 s) in a background thread while the shards run, so the
+    quality gate at the end does not pay for it; a failed import resurfaces there."""
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # as warehouse/gx_adapter.py sets it
+
+    def load() -> None:
+        try:
+            import great_expectations  # noqa: F401
+        except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
+            pass
+
+    threading.Thread(target=load, name="warm-gx-import", daemon=True).start()
+
+
 def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
               prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
               extra_manifest: dict[str, Any] | None = None, publish: bool = True) -> dict[str, Any]:
@@ -107,6 +122,8 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     parent) are already filtered: they are replayed through the stateful filters and, when their
     `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
     prior_shards, prior_inputs = prior_shards or [], prior_inputs or []
+    if publish:
+        _warm_gate_imports()
     inputs = order_inputs(list(inputs))  # submissions before comments, as the unsharded ingest reads them
     shards_dir = str(run_dir / "shards")
     stems = shards.input_stems(inputs)

@@ -46,7 +46,6 @@ def validate_tables(
     base_format = {"result_format": "SUMMARY", "partial_unexpected_count": max(1, examples_per_failure)}
     out: list[dict[str, Any]] = []
     failures: list[dict[str, Any]] = []
-    definitions = []
     for suite_data in suites:
         table = suite_data["table"]
         if table not in tables:
@@ -59,33 +58,36 @@ def validate_tables(
         suite = ctx.suites.add(gx.ExpectationSuite(name=suite_data["name"], expectations=expectations,
                                                    meta={"version": suite_data["version"]}))
         vd = ctx.validation_definitions.add(gx.ValidationDefinition(name=suite_data["name"], data=batch_def, suite=suite))
-        definitions.append(vd)
         result_format = dict(base_format)
         if suite_data.get("id_columns"):  # failing rows are reported with their ids
             result_format["unexpected_index_column_names"] = list(suite_data["id_columns"])
-        res = vd.run(batch_parameters={"dataframe": tables[table]}, expectation_parameters=parameters,
-                     result_format=result_format).to_json_dict()
+        batch = {"dataframe": tables[table]}
+        if docs_dir is None:
+            res = vd.run(batch_parameters=batch, expectation_parameters=parameters,
+                         result_format=result_format).to_json_dict()
+        else:  # one run through a Checkpoint validates and renders Data Docs (not a second pass)
+            res = _run_with_docs(ctx, vd, suite_data["name"], batch, parameters, result_format)
         out.append({"name": suite_data["name"], "version": suite_data["version"], "table": table,
                     "sha256": suite_data.get("sha256"), "gx": res})
         for r in res["results"]:
             if not r["success"]:
                 failures.append(_failure(suite_data["name"], r, examples_per_failure))
-    if docs_dir is not None:
-        _build_docs(ctx, definitions, tables, suites, parameters)
     return {"success": not failures, "suites": out, "failures": failures}
 
 
-def _build_docs(ctx: Any, definitions: list[Any], tables: dict[str, pd.DataFrame],
-                suites: list[dict[str, Any]], parameters: dict[str, Any]) -> None:
-    """Render GX Data Docs (static HTML) by running each validation once more through a Checkpoint."""
+def _run_with_docs(ctx: Any, vd: Any, name: str, batch: dict[str, Any], parameters: dict[str, Any],
+                   result_format: dict[str, Any]) -> dict[str, Any]:
+    """Validate through a Checkpoint whose action renders GX Data Docs (static HTML); returns the
+    validation result as `ValidationDefinition.run` would."""
     import great_expectations as gx
 
-    for vd, suite_data in zip(definitions, suites):
-        cp = ctx.checkpoints.add(gx.Checkpoint(
-            name=f"docs-{suite_data['name']}", validation_definitions=[vd],
-            actions=[gx.checkpoint.UpdateDataDocsAction(name="docs", site_names=["express"])],
-            result_format={"result_format": "SUMMARY"}))
-        cp.run(batch_parameters={"dataframe": tables[suite_data["table"]]}, expectation_parameters=parameters)
+    cp = ctx.checkpoints.add(gx.Checkpoint(
+        name=f"docs-{name}", validation_definitions=[vd],
+        actions=[gx.checkpoint.UpdateDataDocsAction(name="docs", site_names=["express"])],
+        result_format=result_format))
+    result = cp.run(batch_parameters=batch, expectation_parameters=parameters)
+    (validation,) = result.run_results.values()
+    return validation.to_json_dict()
 
 
 def _failure(suite: str, r: dict[str, Any], n: int) -> dict[str, Any]:
