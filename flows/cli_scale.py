@@ -68,11 +68,17 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     from flows.rebuild import run_rebuild
     from warehouse.layout import Warehouse
 
+    from flows.sharded import load_any_recipe
+
+    if not args.input and not args.scrape and load_any_recipe(args.config).sources.kind != "praw":
+        print("express rebuild: give --input PATH, --scrape, or a recipe with [sources] kind = \"praw\"",
+              file=sys.stderr)
+        return 2
     workers, shard_lines = _defaults(args, args.config)
     _share_api(workers, args.dask_address)
     try:
-        out = run_rebuild(args.input, str(Warehouse.at(args.warehouse).root), args.config, shard_lines, workers,
-                          args.dask_address)
+        out = run_rebuild(args.input or [], str(Warehouse.at(args.warehouse).root), args.config, shard_lines,
+                          workers, args.dask_address, scrape=args.scrape)
     except Exception as exc:
         print(f"express rebuild: nothing published: {exc}", file=sys.stderr)
         return 1
@@ -103,9 +109,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_build_sharded)
 
     p = sub.add_parser("rebuild", help="incremental rebuild: new dumps only, re-label the rest if rules changed")
-    p.add_argument("--input", action="append", required=True,
+    p.add_argument("--input", action="append",
                    help="dump file or folder of dumps; files already in the latest release are not re-read")
     p.add_argument("--config", help="recipe TOML (default: built-in defaults)")
+    p.add_argument("--scrape", action="store_true",
+                   help="also pull live results newer than the stored checkpoint with praw, as [sources] asks "
+                        "(always on when [sources] kind = \"praw\")")
     _runner_args(p)
     p.set_defaults(func=cmd_rebuild)
 

@@ -30,6 +30,10 @@ class ScrapeError(RuntimeError):
     """The scrape cannot go on (no credentials, retries exhausted); the checkpoint keeps the progress."""
 
 
+class MissingCredentials(ScrapeError):
+    """praw found no client id, secret or user agent; retrying will not help."""
+
+
 @dataclass(frozen=True)
 class Query:
     listing: str  # search | new | top | hot
@@ -88,7 +92,7 @@ def make_reddit(cfg: SourcesConfig) -> Any:
     try:
         reddit = praw.Reddit(cfg.praw_site, check_for_updates=False, check_for_async=False, **urls)
     except MissingRequiredAttributeException as exc:
-        raise ScrapeError("praw credentials missing: set praw_client_id, praw_client_secret and "
+        raise MissingCredentials("praw credentials missing: set praw_client_id, praw_client_secret and "
                           f"praw_user_agent in the environment or praw.ini [{cfg.praw_site}]") from exc
     reddit.read_only = True
     return reddit
