@@ -30,6 +30,7 @@ oauth_url = "{fake.url}"
 reddit_url = "{fake.url}"
 backoff_seconds = 0.5
 max_backoff_seconds = 1.0
+max_retries = 1
 """)
     return path
 
@@ -50,8 +51,10 @@ def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_c
     wh = tmp_path / "wh"
     with FakeReddit(_posts("2024-01", 150, 5, "j")) as fake:
         praw_recipe = _recipe(tmp_path / "praw.toml", fake, "praw")
+        fake.fail_next = [429, 429]  # outlasts the scraper's one retry: the Prefect task retries the pull
         first = run_rebuild([], str(wh), str(praw_recipe), shard_lines=100, workers=0)
         v1 = json.loads(Path(first["release"]["manifest"]).read_text())
+        assert fake.errors_served == [429, 429]
         assert v1["version"] == "v1" and first["scrape"]["new_items"] == 150
         (entry,) = v1["inputs"]
         assert entry["kind"] == "praw" and entry["query"]["listing"] == "new" and entry["query"]["pull"] == 1
@@ -90,3 +93,14 @@ def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_c
     assert new_rows and sum(s["added"] for s in d["splits"].values()) == len(new_rows)
     assert sum(s["removed"] for s in d["splits"].values()) == 0
     assert sorted(_example_ids(v1, wh)) == sorted(i for i in _example_ids(v2, wh) if not i.startswith("n"))
+
+
+def test_pull_task_retries_rate_limits_but_not_missing_credentials():
+    from prefect.states import Failed
+
+    from flows.rebuild import _retry_unless_no_credentials, pull_task
+    from sources.praw_source import MissingCredentials, ScrapeError
+
+    assert pull_task.retries == 2
+    assert _retry_unless_no_credentials(pull_task, None, Failed(data=ScrapeError("gave up after 5 retries")))
+    assert not _retry_unless_no_credentials(pull_task, None, Failed(data=MissingCredentials("praw credentials missing")))
