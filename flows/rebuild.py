@@ -1,5 +1,6 @@
 """The incremental (scheduled) rebuild: read only dumps that the latest release has not read (and,
-for a praw recipe or `scrape=True`, only live results newer than the stored pull checkpoint), re-derive labels of the stored raw posts when the rules or vocabulary changed, and publish a new
+for a praw recipe or `scrape=True`, only live results newer than the stored pull checkpoint),
+re-derive labels of the stored raw posts when the rules or vocabulary changed, and publish a new
 version whose manifest names its parent.
 
 Posts already filtered for the parent are reused from its run's shards (`posts.parquet`); they are
