@@ -68,11 +68,17 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     from flows.rebuild import run_rebuild
     from warehouse.layout import Warehouse
 
+    from flows.sharded import load_any_recipe
+
+    if not args.input and not args.scrape and load_any_recipe(args.config).sources.kind != "praw":
+        print("express rebuild: give --input PATH, --scrape, or a recipe with [sources] kind = \"praw\"",
+              file=sys.stderr)
+        return 2
     workers, shard_lines = _defaults(args, args.config)
     _share_api(workers, args.dask_address)
     try:
-        out = run_rebuild(args.input, str(Warehouse.at(args.warehouse).root), args.config, shard_lines, workers,
-                          args.dask_address)
+        out = run_rebuild(args.input or [], str(Warehouse.at(args.warehouse).root), args.config, shard_lines,
+                          workers, args.dask_address, scrape=args.scrape)
     except Exception as exc:
         print(f"express rebuild: nothing published: {exc}", file=sys.stderr)
         return 1
@@ -83,8 +89,13 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 def cmd_schedule(args: argparse.Namespace) -> int:
     prefect_env.configure()
     from flows.deployments import rebuild_deployment
+    from flows.sharded import load_any_recipe
 
-    dep = rebuild_deployment(args.input, args.warehouse, args.config)
+    if not args.input and not args.scrape and load_any_recipe(args.config).sources.kind != "praw":
+        print("express schedule: give --input DIR, --scrape, or a recipe with [sources] kind = \"praw\"",
+              file=sys.stderr)
+        return 2
+    dep = rebuild_deployment(args.input or [], args.warehouse, args.config, scrape=args.scrape)
     print(f"deployment {dep.name}: cron {dep.schedules[0].schedule.cron} "
           f"({dep.schedules[0].schedule.timezone}); serving (Ctrl-C stops)", flush=True)
     from prefect import serve
@@ -103,14 +114,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_build_sharded)
 
     p = sub.add_parser("rebuild", help="incremental rebuild: new dumps only, re-label the rest if rules changed")
-    p.add_argument("--input", action="append", required=True,
+    p.add_argument("--input", action="append",
                    help="dump file or folder of dumps; files already in the latest release are not re-read")
     p.add_argument("--config", help="recipe TOML (default: built-in defaults)")
+    p.add_argument("--scrape", action="store_true",
+                   help="also pull live results newer than the stored checkpoint with praw, as [sources] asks "
+                        "(always on when [sources] kind = \"praw\")")
     _runner_args(p)
     p.set_defaults(func=cmd_rebuild)
 
     p = sub.add_parser("schedule", help="serve the weekly rebuild deployment (needs a Prefect server)")
-    p.add_argument("--input", action="append", required=True, help="dump file or folder watched by the rebuild")
+    p.add_argument("--input", action="append", help="dump file or folder watched by the rebuild")
     p.add_argument("--config", help="recipe TOML; its [orchestrate] cron sets the schedule")
+    p.add_argument("--scrape", action="store_true",
+                   help="each run also pulls new praw results (always on when [sources] kind = \"praw\")")
     p.add_argument("--warehouse", help="warehouse folder (default: $EXPRESS_WAREHOUSE or ./data)")
     p.set_defaults(func=cmd_schedule)

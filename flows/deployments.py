@@ -18,12 +18,13 @@ DEPLOYMENT_NAME = "weekly-rebuild"
 
 
 def rebuild_deployment(inputs: list[str], warehouse: str | None = None, config: str | None = None,
-                       name: str = DEPLOYMENT_NAME) -> RunnerDeployment:
-    """The incremental rebuild of `inputs` on the recipe's cron schedule."""
+                       name: str = DEPLOYMENT_NAME, scrape: bool = False) -> RunnerDeployment:
+    """The incremental rebuild of `inputs` (and, with scrape, new praw results) on the recipe's cron schedule."""
     recipe = load_any_recipe(config)
     o = recipe.orchestrate
     params = {"inputs": [str(Path(p).resolve()) for p in inputs], "warehouse": str(Warehouse.at(warehouse).root),
-              "config": str(Path(config).resolve()) if config else None, "shard_lines": o.shard_lines}
+              "config": str(Path(config).resolve()) if config else None, "shard_lines": o.shard_lines,
+              "scrape": scrape}
     return rebuild_flow.to_deployment(
         name=name,
         schedule=Cron(o.cron, timezone=o.timezone),

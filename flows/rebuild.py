@@ -1,4 +1,5 @@
-"""The incremental (scheduled) rebuild: read only dumps that the latest release has not read,
+"""The incremental (scheduled) rebuild: read only dumps that the latest release has not read (and,
+for a praw recipe or `scrape=True`, only live results newer than the stored pull checkpoint),
 re-derive labels of the stored raw posts when the rules or vocabulary changed, and publish a new
 version whose manifest names its parent.
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
 
 from flows.caching import digest
 from flows.sharded import DEFAULT_SHARD_LINES, build_run, load_any_recipe, open_run, quiet, task_runner
@@ -39,6 +41,27 @@ def expand_inputs(inputs: list[str]) -> list[str]:
 def _fingerprint_key(context: Any, parameters: dict[str, Any]) -> str:
     st = Path(parameters["path"]).stat()
     return digest("sha256", str(Path(parameters["path"]).resolve()), str(st.st_size), str(st.st_mtime_ns))
+
+
+def pull_praw(out_dir: str, config: str | None) -> dict[str, Any]:
+    """Pull live results newer than the stored checkpoint into a new scrape file (sources/praw_pulls.py)."""
+    from schemas.lexicon import lexicon_terms
+    from sources.praw_pulls import pull_new_to_jsonl
+
+    cfg = load_any_recipe(config).sources
+    terms = (list(cfg.terms) or sorted(lexicon_terms())) if cfg.listing == "search" else []
+    return pull_new_to_jsonl(cfg, terms, out_dir).to_dict()
+
+
+def _retry_unless_no_credentials(task: Any, task_run: Any, state: Any) -> bool:
+    """Retrying cannot bring missing credentials; a rate limit or server error may clear."""
+    from sources.praw_source import MissingCredentials
+
+    return not isinstance(state.result(raise_on_failure=False), MissingCredentials)
+
+
+pull_task = task(pull_praw, name="scrape-praw-new", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE,
+                 retry_condition_fn=_retry_unless_no_credentials)
 
 
 @task(name="sha256-input", retries=2, retry_delay_seconds=5, cache_key_fn=_fingerprint_key)
@@ -71,12 +94,21 @@ def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any]) -> list[
 
 @flow(name="express-rebuild", task_runner=task_runner(OrchestrateConfig().workers))
 def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
-                 shard_lines: int = DEFAULT_SHARD_LINES) -> dict[str, Any]:
-    """Publish a new version from what is new since the latest release (or a first full build)."""
+                 shard_lines: int = DEFAULT_SHARD_LINES, scrape: bool = False) -> dict[str, Any]:
+    """Publish a new version from what is new since the latest release (or a first full build); a praw
+    recipe (or scrape=True) first pulls live results newer than the stored checkpoint."""
     wh = Warehouse.at(warehouse)
     recipe = load_any_recipe(config)
     rd = recipe.to_dict()
+    pulled = None
+    if scrape or recipe.sources.kind == "praw":
+        delay = min(60.0, recipe.sources.max_backoff_seconds)
+        pulled = pull_task.with_options(retry_delay_seconds=delay)(str(wh.root / "inputs" / "praw"), config)
+        inputs = list(inputs) + pulled["files"]
     files = expand_inputs(inputs)
+    if not files:
+        raise ValueError("no inputs: give dump files or folders, or scrape (a praw recipe or --scrape) "
+                         "something first")
     hashes = dict(zip(files, [f.result() for f in [sha256_task.submit(p) for p in files]]))
     parent = latest_manifest(wh, recipe.dataset.name)
     parent_run = read_marker(wh.run_dir(parent["run_id"]), "assemble") if parent else None
@@ -89,8 +121,11 @@ def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
     relabel = labels_changed(parent, rd) if reusable else []
     if reusable and not new and not relabel:
         msg = f"up to date: {parent['dataset']}/{parent['version']} already has these inputs and rules"
+        if pulled:
+            msg += f" (praw: {pulled['new_items']} new, {pulled['skipped_seen']} skipped as already seen)"
         print(f"[rebuild] {msg}", flush=True)
-        return {"message": msg, "release": None, "parent": f"{parent['dataset']}/{parent['version']}"}
+        return {"message": msg, "release": None, "parent": f"{parent['dataset']}/{parent['version']}",
+                "scrape": pulled}
     seed = [parent["run_id"] if reusable else "", json.dumps(rd, sort_keys=True), code_version(), str(shard_lines)]
     run_id = "rebuild-" + hashlib.sha256("|".join(seed + [hashes[p] for p in new]).encode()).hexdigest()[:16]
     run_dir, recipe_path = open_run(wh, run_id, recipe, new, shard_lines)
@@ -102,17 +137,29 @@ def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
     extra = None
     if reusable:
         extra = {"parent": f"{parent['dataset']}/{parent['version']}",
-                 "incremental": {"new_inputs": [{"path": str(Path(p).resolve()), "sha256": hashes[p]} for p in new],
+                 "incremental": {"new_inputs": [_new_input(p, hashes[p]) for p in new],
                                  "reused_shards": len(prior), "relabelled_because": relabel}}
+        if pulled:
+            extra["incremental"]["scrape"] = {k: pulled[k] for k in ("path", "new_items", "rows", "skipped_seen")}
     print(f"[rebuild] {len(new)} new input(s) of {len(files)}; parent "
           f"{extra['parent'] if extra else 'none'}", flush=True)
-    return build_run(wh, run_id, run_dir, recipe_path, new, shard_lines, prior_shards=prior,
-                     prior_inputs=parent["inputs"] if reusable else [], extra_manifest=extra)
+    built = build_run(wh, run_id, run_dir, recipe_path, new, shard_lines, prior_shards=prior,
+                      prior_inputs=parent["inputs"] if reusable else [], extra_manifest=extra)
+    return {**built, "scrape": pulled}
+
+
+def _new_input(path: str, sha256: str) -> dict[str, Any]:
+    """A new input as the manifest lists it: path, sha256 and, for a praw pull, its query (no credentials)."""
+    entry: dict[str, Any] = {"path": str(Path(path).resolve()), "sha256": sha256}
+    sidecar = Path(path).with_suffix(".query.json")
+    if sidecar.is_file():
+        entry["kind"], entry["query"] = "praw", json.loads(sidecar.read_text())
+    return entry
 
 
 def run_rebuild(inputs: list[str], warehouse: str, config: str | None = None,
                 shard_lines: int = DEFAULT_SHARD_LINES, workers: int = 2,
-                dask_address: str | None = None) -> dict[str, Any]:
+                dask_address: str | None = None, scrape: bool = False) -> dict[str, Any]:
     """Run the rebuild flow on the chosen task runner (local Dask cluster by default)."""
     runner = quiet(task_runner(workers, dask_address))
-    return rebuild_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines)
+    return rebuild_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, scrape)

@@ -30,6 +30,10 @@ class ScrapeError(RuntimeError):
     """The scrape cannot go on (no credentials, retries exhausted); the checkpoint keeps the progress."""
 
 
+class MissingCredentials(ScrapeError):
+    """praw found no client id, secret or user agent; retrying will not help."""
+
+
 @dataclass(frozen=True)
 class Query:
     listing: str  # search | new | top | hot
@@ -88,7 +92,7 @@ def make_reddit(cfg: SourcesConfig) -> Any:
     try:
         reddit = praw.Reddit(cfg.praw_site, check_for_updates=False, check_for_async=False, **urls)
     except MissingRequiredAttributeException as exc:
-        raise ScrapeError("praw credentials missing: set praw_client_id, praw_client_secret and "
+        raise MissingCredentials("praw credentials missing: set praw_client_id, praw_client_secret and "
                           f"praw_user_agent in the environment or praw.ini [{cfg.praw_site}]") from exc
     reddit.read_only = True
     return reddit
@@ -106,8 +110,13 @@ class PrawScraper:
     """Yields Reddit-shaped JSON dicts (the dump schema) for every query, resuming from a checkpoint."""
 
     def __init__(self, reddit: Any, cfg: SourcesConfig, checkpoint: Checkpoint,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, since: Any | None = None,
+                 log: Callable[[str], None] | None = None) -> None:
+        """`since` (an incremental pull's stored checkpoint, sources/praw_pulls.py::Since) skips items
+        handed on by earlier pulls; `log` receives one progress line per finished query."""
         self.reddit, self.cfg, self.checkpoint, self.sleep = reddit, cfg, checkpoint, sleep
+        self.since, self.log = since, log
+        self.started = time.perf_counter()
 
     def _listing(self, q: Query, after: str | None, remaining: int) -> Any:
         kwargs: dict[str, Any] = {"limit": remaining, "request_limit": 100}
@@ -149,12 +158,24 @@ class PrawScraper:
         attempt = 0
         while not state["done"]:
             try:
-                for submission in self._listing(q, state["after"], max(self.cfg.limit - state["n"], 0)):
-                    if state["n"] >= self.cfg.limit:
+                looked = state["n"] + state.get("skipped", 0)
+                for submission in self._listing(q, state["after"], max(self.cfg.limit - looked, 0)):
+                    if state["n"] + state.get("skipped", 0) >= self.cfg.limit:
                         break
+                    created = float(getattr(submission, "created_utc", 0) or 0)
+                    if self.since is not None and self.since.seen(q.key, created, submission.id):
+                        state["after"], state["skipped"] = f"t3_{submission.id}", state.get("skipped", 0) + 1
+                        older = created < self.since.created(q.key)
+                        if older and q.sort == "new":  # newest first: everything after this was handed on before
+                            state["stopped_at_checkpoint"] = True
+                            self.checkpoint.save()
+                            break
+                        self.checkpoint.save()
+                        continue
                     rows = self._item(submission)
                     yield from rows
                     state["after"], state["n"] = f"t3_{submission.id}", state["n"] + 1
+                    _advance(state, created, submission.id)
                     self.checkpoint.save()
                     attempt = 0
                 state["done"] = True
@@ -164,8 +185,29 @@ class PrawScraper:
                 self._backoff(q, attempt, exc)
 
     def run(self, terms: list[str]) -> Iterator[dict[str, Any]]:
-        for q in queries(self.cfg, terms):
+        qs = queries(self.cfg, terms)
+        for i, q in enumerate(qs, 1):
             yield from self.run_query(q)
+            if self.log is not None:
+                self.log(self._progress(i, len(qs), q))
+
+    def _progress(self, i: int, total: int, q: Query) -> str:
+        states = self.checkpoint.state.values()
+        new, seen = sum(s["n"] for s in states), sum(s.get("skipped", 0) for s in states)
+        st = self.checkpoint.get(q.key)
+        rate = (new + seen) / max(time.perf_counter() - self.started, 1e-9)
+        stop = ", stopped at the checkpoint" if st.get("stopped_at_checkpoint") else ""
+        return (f"[scrape] queries {i}/{total}  new {new:,}  already seen {seen:,}  {rate:,.1f} items/s  "
+                f"{q.key}: {st['n']} new, {st.get('skipped', 0)} already seen{stop}")
+
+
+def _advance(state: dict[str, Any], created: float, item_id: str) -> None:
+    """Track the newest item handed on for a query: its created_utc and every id at that second."""
+    newest = state.setdefault("newest", {"created_utc": None, "ids": []})
+    if newest["created_utc"] is None or created > newest["created_utc"]:
+        newest["created_utc"], newest["ids"] = created, [item_id]
+    elif created == newest["created_utc"] and item_id not in newest["ids"]:
+        newest["ids"].append(item_id)
 
 
 def iter_praw_posts(scraper: PrawScraper, terms: list[str]) -> Iterator[RawPost]:

@@ -22,6 +22,8 @@ def test_weekly_deployment_takes_its_cron_from_the_recipe(tmp_path):
     assert dep.parameters["config"] == str(cfg.resolve())
     default = rebuild_deployment([str(tmp_path / "dumps")], str(tmp_path / "wh"), str(CONFIG))
     assert default.schedules[0].schedule.cron == "0 4 * * 1"
+    assert dep.parameters["scrape"] is False
+    assert rebuild_deployment([], str(tmp_path / "wh"), str(cfg), scrape=True).parameters["scrape"] is True
 
 
 def _month_dump(folder: Path, month: str, posts: int, seed: int, prefix: str) -> Path:
