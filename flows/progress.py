@@ -13,7 +13,7 @@ class Progress:
 
     step: str
     total: int
-    stream: TextIO = sys.stderr
+    stream: TextIO | None = None  # None: sys.stderr as it is when printing (tests swap it)
     done: int = 0
     skipped: int = 0
     records: int = 0
@@ -25,7 +25,7 @@ class Progress:
         if not skipped:
             self.records += records
         line = self.line(name)
-        print(line, file=self.stream, flush=True)
+        print(line, file=self.stream or sys.stderr, flush=True)
         return line
 
     @property

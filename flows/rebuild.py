@@ -19,6 +19,7 @@ from prefect.cache_policies import NO_CACHE
 from flows.caching import digest
 from flows.sharded import DEFAULT_SHARD_LINES, build_run, load_any_recipe, open_run, quiet, task_runner
 from flows.shards import read_marker
+from flows.stages import input_record
 from schemas.config import OrchestrateConfig
 from schemas.lexicon import data_versions, sha256_file
 from schemas.versioning import code_version
@@ -137,7 +138,7 @@ def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
     extra = None
     if reusable:
         extra = {"parent": f"{parent['dataset']}/{parent['version']}",
-                 "incremental": {"new_inputs": [_new_input(p, hashes[p]) for p in new],
+                 "incremental": {"new_inputs": [input_record(p, hashes[p]) for p in new],
                                  "reused_shards": len(prior), "relabelled_because": relabel}}
         if pulled:
             extra["incremental"]["scrape"] = {k: pulled[k] for k in ("path", "new_items", "rows", "skipped_seen")}
@@ -146,15 +147,6 @@ def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
     built = build_run(wh, run_id, run_dir, recipe_path, new, shard_lines, prior_shards=prior,
                       prior_inputs=parent["inputs"] if reusable else [], extra_manifest=extra)
     return {**built, "scrape": pulled}
-
-
-def _new_input(path: str, sha256: str) -> dict[str, Any]:
-    """A new input as the manifest lists it: path, sha256 and, for a praw pull, its query (no credentials)."""
-    entry: dict[str, Any] = {"path": str(Path(path).resolve()), "sha256": sha256}
-    sidecar = Path(path).with_suffix(".query.json")
-    if sidecar.is_file():
-        entry["kind"], entry["query"] = "praw", json.loads(sidecar.read_text())
-    return entry
 
 
 def run_rebuild(inputs: list[str], warehouse: str, config: str | None = None,

@@ -137,7 +137,7 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
-    input_entries = prior_inputs + [stages.input_record(sp["input"]) for sp in splits]
+    input_entries = prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]
     assembled = assemble_task(all_shards, input_entries, str(run_dir), str(wh.quarantine_dir(run_id)))
     print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
     print(f"[extract] {assembled['extract']['funnel']}", flush=True)

@@ -54,10 +54,11 @@ def _quarantine_row(stage: str, rec: RawPost | Malformed, reason: str, with_text
             "source_line": rec.source_line, "raw": rec.text if with_text else None}
 
 
-def input_record(path: str) -> dict[str, Any]:
-    """Manifest entry of one raw input: path and sha256, plus the query of a praw scrape (never credentials)."""
+def input_record(path: str, sha256: str | None = None) -> dict[str, Any]:
+    """Manifest entry of one raw input: path and sha256 (computed unless given), plus the query of a
+    praw scrape (never credentials)."""
     p = Path(path)
-    entry: dict[str, Any] = {"path": str(p.resolve()), "sha256": sha256_file(p)}
+    entry: dict[str, Any] = {"path": str(p.resolve()), "sha256": sha256 or sha256_file(p)}
     sidecar = p.with_suffix(".query.json")
     if sidecar.is_file():
         entry["kind"] = "praw"
