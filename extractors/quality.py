@@ -1,6 +1,7 @@
 """Exact-span precision and recall of extracted disclosures against gold spans (EXPRESS dev data)."""
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -77,3 +78,18 @@ def score_reachable(rows: Sequence[dict[str, Any]], found: Iterable[list[Disclos
         fp += len(pred - gold)
         fn += len(gold - pred)
     return SpanScore(tp, fp, fn)
+
+
+def fold_of(post_id: str) -> str:
+    """A stable two-way split of dev rows by post (A or B), to check that a change generalises."""
+    return "AB"[hashlib.sha256(str(post_id).encode("utf-8")).digest()[0] % 2]
+
+
+def score_folds(rows: Sequence[dict[str, Any]], found: Sequence[list[Disclosure]],
+                include_negated: bool = True) -> dict[str, SpanScore]:
+    """Span scores of each fold of `fold_of` (segments of one post stay in one fold)."""
+    out = {}
+    for fold in "AB":
+        keep = [k for k, r in enumerate(rows) if fold_of(r["post_id"]) == fold]
+        out[fold] = score_spans([rows[k] for k in keep], [found[k] for k in keep], include_negated)
+    return out
