@@ -48,7 +48,11 @@ TABLE = [
     ("I have been lonely lately.", [("lonely", "family2", False)], "f2 I have been"),
     ("I had been nervous all week.", [("nervous", "family2", False)], "f2 I had been"),
     ("I have been so lonely.", [("lonely", "family2", False)], "f2 I have been with intensifier"),
-    ("I am a bit jealous.", [("jealous", "family2", False)], "f2 'a bit' hedge"),
+    ("I am a little jealous.", [("jealous", "family2", False)], "f2 'a little' hedge"),
+    ("I am a bit jealous.", [], "f2 noun before the word: its head is be, not feel"),
+    ("I was a lot happier then.", [], "f2 noun 'lot' before the word"),
+    ("I was in tears, furious.", [], "f2 noun 'tears' before the word"),
+    ("I feel a bit jealous.", [("jealous", "family1", False)], "f1 noun before is fine: head is feel"),
     ("I’m really self-conscious about it.", [("self-conscious", "family2", False)], "f2 hyphenated item"),
     ("I AM SO ANGRY right now.", [("ANGRY", "family2", False)], "f2 all caps"),
     ("I\u00a0am\u00a0happy.", [("happy", "family2", False)], "f2 no-break spaces"),
@@ -155,6 +159,7 @@ def test_very_long_post_with_non_ascii(extractor):
     ("I feel lost and was happy.", "happy", "after_verb_or_name"),
     ("I feel how happy he is.", "happy", "after_question_word"),
     ("I'm in love with her.", "love", "not_adjective"),
+    ("I'm a bit nervous.", "nervous", "after_noun"),
 ])
 def test_explain_names_the_rule_that_kept_a_word_unmasked(extractor, text, surface, reason):
     assert extractor.extract(text) == []
