@@ -3,7 +3,10 @@
 Speed is CPU time of this process (time.process_time), not wall time, because the machine is
 shared. Prints the figures, then one JSON line.
 
-    .venv/bin/python bench/extract.py [--dev PATH] [--posts 20000] [--disclosing 0.1]
+    .venv/bin/python bench/extract.py [--dev PATH] [--posts 20000] [--disclosing 0.1] [--forms extended]
+
+Quality is also printed per fold (dev split in two by post id, extractors.quality.fold_of), so a
+change can be decided on one fold and confirmed on the other.
 """
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from extractors.disclosures import DisclosureExtractor  # noqa: E402
 from extractors.nlp import load_nlp  # noqa: E402
-from extractors.quality import score_reachable, score_spans  # noqa: E402
+from extractors.quality import score_folds, score_reachable, score_spans  # noqa: E402
+from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE  # noqa: E402
 from sources.demo import TEMPLATES  # noqa: E402
 
 DEFAULT_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
@@ -57,9 +61,11 @@ def main() -> None:
     ap.add_argument("--disclosing", type=float, default=0.1, help="share of synthetic posts that disclose")
     ap.add_argument("--with-parser", action="store_true",
                     help="also time the full pipeline (parser + attribute ruler) on the dev file")
+    ap.add_argument("--forms", choices=FORMS, default=REFERENCE,
+                    help="trigger forms: the reference patterns' only (default) or also extended ones")
     args = ap.parse_args()
 
-    ex = DisclosureExtractor()
+    ex = DisclosureExtractor(forms=args.forms)
     ex.extract("I feel fine.")  # load the model outside the timings
     out: dict[str, float | int | str] = {"timing": "cpu_process_time_one_core"}
 
@@ -76,7 +82,13 @@ def main() -> None:
               f"-> {words / cpu:,.0f} words/s, {len(rows) / cpu:,.1f} segments/s (one core, CPU time)")
         print(f"  spans  (every disclosure found, negated or not) vs gold: {spans}")
         print(f"  labels (negated disclosures dropped, the default) vs gold: {labels}")
-        print(f"  spans the reference regexes could reach (no I'm feeling/don't feel/I've been/markdown): {reach}")
+        print(f"  spans of the reference trigger forms only (finds not tagged {EXTENDED_TAG}): {reach}")
+        folds = score_folds(rows, found)
+        for fold, s in folds.items():
+            print(f"  fold {fold} (dev split by post id) spans: {s}")
+        out.update({f"fold_{f.lower()}_precision": round(s.precision, 4) for f, s in folds.items()})
+        out.update({f"fold_{f.lower()}_recall": round(s.recall, 4) for f, s in folds.items()})
+        out["forms"] = args.forms
         out.update(words_per_s=round(words / cpu), precision=round(spans.precision, 4),
                    recall=round(spans.recall, 4), label_precision=round(labels.precision, 4),
                    label_recall=round(labels.recall, 4), reachable_precision=round(reach.precision, 4),

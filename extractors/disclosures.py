@@ -19,6 +19,7 @@ from spacy.language import Language
 from extractors.nlp import load_tagger
 from extractors.patterns import PatternMatcher
 from extractors.prefilter import Prefilter, Window
+from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE, ReferenceReach
 from extractors.vocabulary import label_for
 
 _ODD_SPACES = "\u00a0\u200b\u200c\u200d\u2060\ufeff\u2009\u200a\u202f\u3000" + "".join(
@@ -43,7 +44,10 @@ class DisclosureExtractor:
     """Finds first-person emotion disclosures in texts; one instance per process."""
 
     def __init__(self, terms: frozenset[str] | None = None, nlp: Language | None = None,
-                 batch_size: int = 256, one_per_phrase: bool = True):
+                 batch_size: int = 256, one_per_phrase: bool = True, forms: str = REFERENCE):
+        if forms not in FORMS:
+            raise ValueError(f"forms must be one of {FORMS}, not {forms!r}")
+        self.forms = forms  # "reference": only the trigger forms that produced EXPRESS labels
         self.terms = terms if terms is not None else maskable_terms()
         self.nlp = nlp if nlp is not None else load_tagger()
         self.prefilter = Prefilter(self.terms)
@@ -55,7 +59,8 @@ class DisclosureExtractor:
 
     def explain(self, text: str) -> list[Disclosure]:
         """Like extract, plus the lexicon words a masking rule kept (rule `...:blocked_<why>`)."""
-        auditor = DisclosureExtractor(self.terms, self.nlp, self.batch_size, self.matcher.one_per_phrase)
+        auditor = DisclosureExtractor(self.terms, self.nlp, self.batch_size, self.matcher.one_per_phrase,
+                                      self.forms)
         auditor.matcher.explain = True
         return auditor.extract(text)
 
@@ -70,15 +75,23 @@ class DisclosureExtractor:
         for k, text in enumerate(texts):
             jobs.extend((k, w) for w in self.prefilter.windows(text))
         results: list[list[Disclosure]] = [[] for _ in texts]
+        reach: dict[int, ReferenceReach] = {}
         windows = (tagging_text(texts[k][w.start:w.end]) for k, w in jobs)
         for (k, w), doc in zip(jobs, self.nlp.pipe(windows, batch_size=self.batch_size)):
             for hit in self.matcher.find(doc, w.sentence_start):
                 a = doc[hit.start_token].idx + w.start
                 last = doc[hit.end_token - 1]
                 b = last.idx + len(last.text) + w.start
+                rule = hit.rule
+                if k not in reach:
+                    reach[k] = ReferenceReach(texts[k])
+                if not reach[k].reaches(hit.pattern, a):
+                    if self.forms == REFERENCE:
+                        continue
+                    rule += EXTENDED_TAG
                 surface = texts[k][a:b]
                 results[k].append(Disclosure(a, b, surface, label_for(surface), hit.pattern,
-                                             hit.rule, hit.negated))
+                                             rule, hit.negated))
         for found in results:
             found.sort(key=lambda d: d.start)
         return results

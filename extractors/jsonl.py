@@ -9,6 +9,7 @@ from typing import Any
 from extractors.disclosures import DisclosureExtractor, mask_text
 from extractors.examples import usable
 from extractors.parallel import extract_parallel
+from extractors.reference import REFERENCE
 
 
 class InputError(ValueError):
@@ -29,7 +30,8 @@ def read_inputs(path: str | Path) -> Iterator[tuple[Any, str]]:
 
 
 def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool = False,
-                  extractor: DisclosureExtractor | None = None, workers: int = 1) -> int:
+                  extractor: DisclosureExtractor | None = None, workers: int = 1,
+                  forms: str = REFERENCE) -> int:
     """Write one result per input line; returns the number of lines written.
 
     `workers` > 1 spreads the texts over that many processes; the output is the same.
@@ -43,9 +45,10 @@ def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool 
     tmp = Path(str(out_path) + ".part")
     with open(tmp, "w", encoding="utf-8") as out:
         if workers > 1:
-            results = extract_parallel(texts, workers, chunk_size=max(1, min(256, len(texts) // (4 * workers))))
+            results = extract_parallel(texts, workers, chunk_size=max(1, min(256, len(texts) // (4 * workers))),
+                                       forms=forms)
         else:
-            results = (extractor or DisclosureExtractor()).extract_many(texts)
+            results = (extractor or DisclosureExtractor(forms=forms)).extract_many(texts)
         for id_, text, found in zip(ids, texts, results):
             row = {"id": id_, "masked_text": mask_text(text, usable(found, keep_negated)),
                    "disclosures": [d.to_json() for d in found]}

@@ -14,13 +14,14 @@ from itertools import islice
 from schemas.records import Disclosure
 
 from extractors.disclosures import DisclosureExtractor
+from extractors.reference import REFERENCE
 
 _WORKER: DisclosureExtractor | None = None
 
 
-def _init(batch_size: int) -> None:
+def _init(batch_size: int, forms: str = REFERENCE) -> None:
     global _WORKER
-    _WORKER = DisclosureExtractor(batch_size=batch_size)
+    _WORKER = DisclosureExtractor(batch_size=batch_size, forms=forms)
 
 
 def _run(chunk: list[str]) -> list[list[Disclosure]]:
@@ -29,14 +30,14 @@ def _run(chunk: list[str]) -> list[list[Disclosure]]:
 
 
 def extract_parallel(texts: Iterable[str], workers: int, chunk_size: int = 256,
-                     batch_size: int = 256) -> Iterator[list[Disclosure]]:
+                     batch_size: int = 256, forms: str = REFERENCE) -> Iterator[list[Disclosure]]:
     """One disclosure list per text, in input order, computed by `workers` processes."""
     if workers <= 1:
-        yield from DisclosureExtractor(batch_size=batch_size).extract_many(texts)
+        yield from DisclosureExtractor(batch_size=batch_size, forms=forms).extract_many(texts)
         return
     it = iter(texts)
     ctx = mp.get_context("spawn")  # no inherited threads or half-loaded models
-    with ctx.Pool(workers, initializer=_init, initargs=(batch_size,)) as pool:
+    with ctx.Pool(workers, initializer=_init, initargs=(batch_size, forms)) as pool:
         pending: deque = deque()
         while True:
             while len(pending) < 2 * workers and (chunk := list(islice(it, chunk_size))):

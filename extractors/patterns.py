@@ -32,6 +32,8 @@ AGE_GENDER = regex.compile(r"^(?:\d{1,2}[mfMF]|[mfMF]\d{1,2})$")  # Reddit "I (2
 VERB_PHRASE = 4  # words after feel/felt/feeling (families 1 and 3)
 BE_PHRASE = 3    # words after I'm / I am / I was / I have been / I had been (family 2)
 GAP = 3          # words allowed between "I" and the verb (family 1)
+NOUN_TAGS = {"NN", "NNS"}
+ADJ_TAGS = {"JJ", "JJR", "JJS"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +278,11 @@ class PatternMatcher:
         if masked_at >= 0 and i >= 2 and masked_at == i - 2 and coarse(doc[i - 1]) == "ADP":
             return "after_masked_preposition"
         if adj_only:
-            if tok.tag_ not in ("JJ", "JJR", "JJS"):
+            if tok.tag_ not in ADJ_TAGS:
                 return "not_adjective"
+            # The paper: "a noun comes before it and the word is a complement whose head is not
+            # feel/felt/feeling". A family 2 complement's head is be, so "I'm a bit nervous" stays
+            # unmasked. (In family 1 the head is feel unless a verb intervenes, blocked above.)
+            if any(t.tag_ in NOUN_TAGS for t in before):
+                return "after_noun"
         return None

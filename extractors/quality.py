@@ -1,12 +1,14 @@
 """Exact-span precision and recall of extracted disclosures against gold spans (EXPRESS dev data)."""
 from __future__ import annotations
 
-import re
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from schemas.records import Disclosure
+
+from extractors.reference import EXTENDED_TAG
 
 
 @dataclass(frozen=True)
@@ -44,36 +46,28 @@ def score_spans(rows: Sequence[dict[str, Any]], found: Iterable[list[Disclosure]
     return SpanScore(tp, fp, fn)
 
 
-# The reference patterns as plain regexes over \w+ words (how the EXPRESS script reads text):
-# a word there is \w+, so "I'm feeling", "I don't feel", "I've been" or "*still* feel" never
-# match. Used only to tell which of our extra finds the reference data could not contain.
-_REF_WORDS = r"\w+(?:\s*,?\s*\w+){0,%d}"
-_REF_FAMILY1 = re.compile(r"\b[Ii]\b(?:\s+\w+){0,3}?\s+(?:feel|felt|am feeling|feeling|was feeling|had felt"
-                          r"|have felt)\s+(" + _REF_WORDS % 3 + ")", re.IGNORECASE)
-_REF_FAMILY2 = re.compile(r"\b(?:[Ii](?:'m|m| am| was| have been| had been))\b\s+((?!feeling\b)\w+"
-                          r"(?:\s*,?\s*(?!feeling\b)\w+){0,2})", re.IGNORECASE)
-
-
-def reference_reachable(text: str, start: int, pattern: str) -> bool:
-    """Could the reference regexes have captured a phrase holding the word at `start`?"""
-    if pattern == "family3":
-        return True
-    lo = max(0, text.rfind("\n", 0, start))
-    window = text[lo:start + 60]
-    for rx in (_REF_FAMILY1, _REF_FAMILY2):
-        for m in rx.finditer(window):
-            if m.start(1) + lo <= start < m.end(1) + lo:
-                return True
-    return False
-
-
 def score_reachable(rows: Sequence[dict[str, Any]], found: Iterable[list[Disclosure]]) -> SpanScore:
-    """Spans scored only on finds the reference patterns could reach (see reference_reachable)."""
+    """Spans scored only on finds of the reference trigger forms (rule without EXTENDED_TAG)."""
     tp = fp = fn = 0
     for row, ds in zip(rows, found):
         gold = {(s["start"], s["end"]) for s in row["gold_spans"]}
-        pred = {(d.start, d.end) for d in ds if reference_reachable(row["text"], d.start, d.pattern)}
+        pred = {(d.start, d.end) for d in ds if not d.rule.endswith(EXTENDED_TAG)}
         tp += len(gold & pred)
         fp += len(pred - gold)
         fn += len(gold - pred)
     return SpanScore(tp, fp, fn)
+
+
+def fold_of(post_id: str) -> str:
+    """A stable two-way split of dev rows by post (A or B), to check that a change generalises."""
+    return "AB"[hashlib.sha256(str(post_id).encode("utf-8")).digest()[0] % 2]
+
+
+def score_folds(rows: Sequence[dict[str, Any]], found: Sequence[list[Disclosure]],
+                include_negated: bool = True) -> dict[str, SpanScore]:
+    """Span scores of each fold of `fold_of` (segments of one post stay in one fold)."""
+    out = {}
+    for fold in "AB":
+        keep = [k for k, r in enumerate(rows) if fold_of(r["post_id"]) == fold]
+        out[fold] = score_spans([rows[k] for k in keep], [found[k] for k in keep], include_negated)
+    return out

@@ -82,7 +82,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from extractors.jsonl import InputError, extract_jsonl
 
     try:
-        n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated, workers=args.workers)
+        n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated, workers=args.workers,
+                          forms=args.forms)
     except (InputError, FileNotFoundError) as exc:
         print(f"express extract: {exc}", file=sys.stderr)
         return 2
@@ -110,6 +111,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", required=True)
     p.add_argument("--keep-negated", action="store_true", help="mask negated disclosures too")
     p.add_argument("--workers", type=int, default=1, help="processes to use (output is identical)")
+    p.add_argument("--forms", choices=("reference", "extended"), default="reference",
+                   help="trigger forms: EXPRESS's only (default), or also I'm feeling/I've been/don't feel")
     p.set_defaults(func=cmd_extract)
 
 

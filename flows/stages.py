@@ -137,7 +137,7 @@ def extract(raw_posts: str, run_dir: str, quarantine_dir: str, recipe_path: str)
     recipe = load_saved_recipe(recipe_path)
     run, quarantine = Path(run_dir), Path(quarantine_dir)
     funnel = Funnel()
-    extractor = DisclosureExtractor(batch_size=recipe.extract.batch_size)
+    extractor = DisclosureExtractor(batch_size=recipe.extract.batch_size, forms=recipe.extract.forms)
     posts = (RawPost(**row) for row in iter_rows(raw_posts))
     collapser = write_extraction(posts, extractor, recipe, funnel, run / "examples.parquet",
                                  run / "disclosures.parquet", quarantine / "extract.parquet")

@@ -46,6 +46,14 @@ def extractor():
 
 
 @pytest.fixture(scope="session")
+def extended_extractor():
+    """The extractor with forms="extended" (I'm feeling, I've been, don't feel ... kept, tagged)."""
+    from extractors.disclosures import DisclosureExtractor
+
+    return DisclosureExtractor(forms="extended")
+
+
+@pytest.fixture(scope="session")
 def demo_dump(tmp_path_factory) -> Path:
     from sources.demo import DemoSpec, write_demo_dump
 

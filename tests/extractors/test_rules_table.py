@@ -3,6 +3,7 @@ must and must not produce a disclosure, the faults of the authors' script, and n
 import pytest
 
 from extractors.disclosures import mask_text
+from extractors.reference import EXTENDED_TAG
 
 # (text, expected [(surface, pattern, negated)], what the case proves)
 TABLE = [
@@ -13,16 +14,16 @@ TABLE = [
     ("I had felt lonely for years.", [("lonely", "family1", False)], "f1 had felt"),
     ("I am feeling anxious today.", [("anxious", "family1", False)], "f1 am feeling"),
     ("I was feeling hopeless.", [("hopeless", "family1", False)], "f1 was feeling"),
-    ("I’m feeling overwhelmed.", [("overwhelmed", "family1", False)], "f1 curly apostrophe"),
-    ("Im feeling lonely tonight.", [("lonely", "family1", False)], "f1 Im without apostrophe"),
+    ("I’m so overwhelmed.", [("overwhelmed", "family2", False)], "f2 curly apostrophe is typography"),
+    ("Im lonely tonight.", [("lonely", "family2", False)], "f2 Im without apostrophe"),
     ("i just feel really tired", [("tired", "family1", False)], "f1 lower-case i, no period"),
     ("I kind of feel a bit nervous.", [("nervous", "family1", False)], "f1 hedges before and after verb"),
     ("I feel kind of embarrassed about it.", [("embarrassed", "family1", False)], "f1 'kind of' is a hedge"),
     ("I began to feel a deep rage.", [("rage", "family1", False)], "f1 words between I and feel"),
-    ("I can't help but feel overwhelmed.", [("overwhelmed", "family1", False)], "f1 three words between"),
+    ("I cant help but feel overwhelmed.", [("overwhelmed", "family1", False)], "f1 three words between"),
     ("I feel self-conscious around them.", [("self-conscious", "family1", False)], "f1 hyphenated lexicon item"),
     ("I feel mixed up about it.", [("mixed up", "family1", False)], "f1 two-word lexicon item"),
-    ("I feel **really** scared 😢 now.", [("scared", "family1", False)], "f1 markdown and emoji"),
+    ("I feel really scared 😢 now.", [("scared", "family1", False)], "f1 emoji after the word"),
     ("I feel angry and sad.", [("angry", "family1", False)], "f1 one word per phrase"),
     ("I feel lonely. I feel afraid.", [("lonely", "family1", False), ("afraid", "family1", False)],
      "f1 one word per phrase, two phrases"),
@@ -46,8 +47,12 @@ TABLE = [
     ("I was angry at him.", [("angry", "family2", False)], "f2 I was"),
     ("I have been lonely lately.", [("lonely", "family2", False)], "f2 I have been"),
     ("I had been nervous all week.", [("nervous", "family2", False)], "f2 I had been"),
-    ("I've been so lonely.", [("lonely", "family2", False)], "f2 I've been"),
-    ("I am a bit jealous.", [("jealous", "family2", False)], "f2 'a bit' hedge"),
+    ("I have been so lonely.", [("lonely", "family2", False)], "f2 I have been with intensifier"),
+    ("I am a little jealous.", [("jealous", "family2", False)], "f2 'a little' hedge"),
+    ("I am a bit jealous.", [], "f2 noun before the word: its head is be, not feel"),
+    ("I was a lot happier then.", [], "f2 noun 'lot' before the word"),
+    ("I was in tears, furious.", [], "f2 noun 'tears' before the word"),
+    ("I feel a bit jealous.", [("jealous", "family1", False)], "f1 noun before is fine: head is feel"),
     ("I’m really self-conscious about it.", [("self-conscious", "family2", False)], "f2 hyphenated item"),
     ("I AM SO ANGRY right now.", [("ANGRY", "family2", False)], "f2 all caps"),
     ("I\u00a0am\u00a0happy.", [("happy", "family2", False)], "f2 no-break spaces"),
@@ -72,14 +77,28 @@ TABLE = [
     ("Not feeling happy today.", [("happy", "family3", True)], "f3 negated"),
     # negation: found, marked negated
     ("I'm not happy with how it went.", [("happy", "family2", True)], "neg I'm not"),
-    ("I don't feel guilty.", [("guilty", "family1", True)], "neg don't feel"),
+    ("I do not feel guilty.", [("guilty", "family1", True)], "neg do not feel"),
     ("I dont feel guilty.", [("guilty", "family1", True)], "neg dont without apostrophe"),
     ("I never felt happy there.", [("happy", "family1", True)], "neg never felt"),
     ("I felt no joy.", [("joy", "family1", True)], "neg no before the word"),
     ("I am no longer afraid.", [("afraid", "family2", True)], "neg no longer"),
     ("I was never really upset.", [("upset", "family2", True)], "neg never really"),
-    ("I didn’t even feel sad.", [("sad", "family1", True)], "neg curly didn’t"),
+    ("I did not even feel sad.", [("sad", "family1", True)], "neg did not even"),
     ("I'm not sure what to do.", [], "neg 'sure' is not an emotion word"),
+]
+
+
+# Forms the reference patterns never label (I'm feeling, I've been, don't feel, markdown inside
+# the trigger): with forms="reference" (the default) they give nothing; with "extended" they are
+# found and their rule says so.
+EXTENDED_TABLE = [
+    ("I’m feeling overwhelmed.", [("overwhelmed", "family1", False)], "f1 curly apostrophe"),
+    ("Im feeling lonely tonight.", [("lonely", "family1", False)], "f1 Im without apostrophe"),
+    ("I can't help but feel overwhelmed.", [("overwhelmed", "family1", False)], "f1 three words between"),
+    ("I feel **really** scared 😢 now.", [("scared", "family1", False)], "f1 markdown and emoji"),
+    ("I've been so lonely.", [("lonely", "family2", False)], "f2 I've been"),
+    ("I don't feel guilty.", [("guilty", "family1", True)], "neg don't feel"),
+    ("I didn’t even feel sad.", [("sad", "family1", True)], "neg curly didn’t"),
 ]
 
 
@@ -90,6 +109,16 @@ def test_rule_table(extractor, text, expected, why):
     for d in found:
         assert text[d.start:d.end] == d.surface  # exact offsets whatever the text holds
         assert d.rule.startswith(d.pattern + ":")
+
+
+@pytest.mark.parametrize("text, expected, why", EXTENDED_TABLE, ids=[row[2] for row in EXTENDED_TABLE])
+def test_extended_forms_only_when_asked(extractor, extended_extractor, text, expected, why):
+    assert extractor.extract(text) == [], why
+    found = extended_extractor.extract(text)
+    assert [(d.surface, d.pattern, d.negated) for d in found] == expected, why
+    for d in found:
+        assert text[d.start:d.end] == d.surface
+        assert d.rule.startswith(d.pattern + ":") and d.rule.endswith(EXTENDED_TAG)
 
 
 def test_table_is_large_enough():
@@ -130,8 +159,27 @@ def test_very_long_post_with_non_ascii(extractor):
     ("I feel lost and was happy.", "happy", "after_verb_or_name"),
     ("I feel how happy he is.", "happy", "after_question_word"),
     ("I'm in love with her.", "love", "not_adjective"),
+    ("I'm a bit nervous.", "nervous", "after_noun"),
 ])
 def test_explain_names_the_rule_that_kept_a_word_unmasked(extractor, text, surface, reason):
     assert extractor.extract(text) == []
     (d,) = extractor.explain(text)
     assert d.surface == surface and d.rule.endswith(":blocked_" + reason)
+
+
+def test_reference_phrase_uses_up_a_second_trigger(extractor, extended_extractor):
+    """The reference regexes run without overlap: in "I feel lonely and I feel afraid" the first
+    phrase ("lonely and I feel") swallows the second trigger, so EXPRESS labels only "lonely"."""
+    text = "I feel lonely and I feel afraid."
+    assert [d.surface for d in extractor.extract(text)] == ["lonely"]
+    found = extended_extractor.extract(text)
+    assert [d.surface for d in found] == ["lonely", "afraid"]
+    assert not found[0].rule.endswith(EXTENDED_TAG) and found[1].rule.endswith(EXTENDED_TAG)
+    # a sentence end closes the reference phrase, so both triggers count
+    assert [d.surface for d in extractor.extract("I feel lonely. I feel afraid.")] == ["lonely", "afraid"]
+
+
+def test_markdown_inside_a_trigger_is_an_extended_form(extractor, extended_extractor):
+    text = "I *still* feel afraid, but I am **so** happy."
+    assert extractor.extract(text) == []
+    assert [d.surface for d in extended_extractor.extract(text)] == ["afraid", "happy"]

@@ -1,0 +1,50 @@
+"""The trigger-forms switch: reference (EXPRESS's forms, the default) or extended, everywhere it is set."""
+import json
+
+import pytest
+
+from extractors.disclosures import DisclosureExtractor
+from extractors.jsonl import extract_jsonl
+from extractors.reference import EXTENDED_TAG, ReferenceReach
+from schemas.config import ConfigError, recipe_from_dict
+
+TEXT = "I'm feeling so lonely. I am scared."
+
+
+def test_unknown_forms_are_rejected_by_extractor_and_recipe():
+    with pytest.raises(ValueError, match="forms"):
+        DisclosureExtractor(forms="everything")
+    with pytest.raises(ConfigError, match="forms"):
+        recipe_from_dict({"extract": {"forms": "everything"}})
+    assert recipe_from_dict({}).extract.forms == "reference"
+
+
+def test_extract_jsonl_passes_forms(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": 1, "text": TEXT}) + "\n", encoding="utf-8")
+    rules = {}
+    for forms in ("reference", "extended"):
+        out = tmp_path / f"{forms}.jsonl"
+        assert extract_jsonl(src, out, forms=forms) == 1
+        row = json.loads(out.read_text(encoding="utf-8"))
+        rules[forms] = [(d["surface"], d["rule"].endswith(EXTENDED_TAG)) for d in row["disclosures"]]
+    assert rules["reference"] == [("scared", False)]
+    assert rules["extended"] == [("lonely", True), ("scared", False)]
+
+
+@pytest.mark.parametrize("text, word, reached", [
+    ("I feel sad", "sad", True),
+    ("I’m sad", "sad", True),                     # curly apostrophe is typography
+    ("I\u00a0was sad", "sad", True),              # so is a no-break space
+    ("I'm feeling sad", "sad", False),            # the reference regexes never see it
+    ("I've been sad", "sad", False),
+    ("I don't feel sad", "sad", False),           # an apostrophe ends the \\w+ gap words
+    ("I feel so, so sad", "sad", True),           # a comma may stand between phrase words
+    ("I feel - sad", "sad", False),               # other punctuation ends the phrase
+    ("I feel that we were very sad", "sad", False),  # beyond the 4-word phrase
+])
+def test_reference_reach_follows_the_reference_patterns(text, word, reached):
+    reach = ReferenceReach(text)
+    start = text.rindex(word)
+    assert (reach.reaches("family1", start) or reach.reaches("family2", start)) == reached
+    assert reach.reaches("family3", start)  # family 3 is judged on tags, not reach
