@@ -30,7 +30,7 @@ from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, join_comments
 from warehouse.parquet import ParquetSink, iter_rows
 
-_EXTRACTORS: dict[int, DisclosureExtractor] = {}
+_EXTRACTORS: dict[tuple[int, str], DisclosureExtractor] = {}
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
 # What the stateful filters (duplicates: the text) and their quarantine rows read of a post;
 # reading only these keeps the sequential dedupe pass cheap.
@@ -55,11 +55,11 @@ def indexed_duplicates(stateful: list[Filter]) -> ExactDuplicateFilter | None:
     return stateful[0] if len(stateful) == 1 and isinstance(stateful[0], ExactDuplicateFilter) else None
 
 
-def _extractor(batch_size: int) -> DisclosureExtractor:
-    """One extractor (spaCy model) per worker process, reused by every shard it runs."""
-    if batch_size not in _EXTRACTORS:
-        _EXTRACTORS[batch_size] = DisclosureExtractor(batch_size=batch_size)
-    return _EXTRACTORS[batch_size]
+def _extractor(batch_size: int, forms: str) -> DisclosureExtractor:
+    """One extractor (spaCy model) per worker process and setting, reused by every shard it runs."""
+    if (batch_size, forms) not in _EXTRACTORS:
+        _EXTRACTORS[batch_size, forms] = DisclosureExtractor(batch_size=batch_size, forms=forms)
+    return _EXTRACTORS[batch_size, forms]
 
 
 def _timed(result: dict[str, Any], started: float) -> dict[str, Any]:
@@ -228,7 +228,7 @@ def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
         return {**done, "skipped": True}
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
-    extractor = _extractor(recipe.extract.batch_size)
+    extractor = _extractor(recipe.extract.batch_size, recipe.extract.forms)
     funnel = Funnel()
     s.labels_dir.mkdir(parents=True, exist_ok=True)
     out = {name: s.labels_dir / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
