@@ -82,10 +82,12 @@ def floor_rate(path: Path) -> tuple[float, int]:
 
 class TreeRss:
     """Samples RSS of this process and its children (Dask workers) in a thread: the peak of their
-    sum and of the largest one. The temporary Prefect API server (a child too) is left out."""
+    sum, of the largest one, and of each process (by role). The temporary Prefect API server (a
+    child too) is left out."""
 
     def __init__(self, interval: float = 0.25):
         self.interval, self.peak, self.peak_one, self._stop = interval, 0, 0, threading.Event()
+        self.by_process: dict[int, tuple[str, int]] = {}
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
@@ -94,10 +96,15 @@ class TreeRss:
             sizes = []
             for p in [me, *me.children(recursive=True)]:
                 try:
-                    if "uvicorn" not in " ".join(p.cmdline()):
-                        sizes.append(p.memory_info().rss)
+                    cmd = " ".join(p.cmdline())
+                    if "uvicorn" in cmd:
+                        continue
+                    rss = p.memory_info().rss
                 except psutil.Error:
-                    pass
+                    continue
+                sizes.append(rss)
+                role = "flow" if p.pid == me.pid else ("worker" if "multiprocessing" in cmd else "other")
+                self.by_process[p.pid] = (role, max(rss, self.by_process.get(p.pid, ("", 0))[1]))
             self.peak = max(self.peak, sum(sizes))
             self.peak_one = max(self.peak_one, max(sizes, default=0))
             self._stop.wait(self.interval)
@@ -117,6 +124,13 @@ class TreeRss:
     @property
     def peak_one_mb(self) -> float:
         return self.peak_one / 2**20
+
+    def roles_mb(self) -> dict[str, int]:
+        """Peak RSS per role: the flow process, and the largest worker / other child."""
+        out: dict[str, int] = {}
+        for role, rss in self.by_process.values():
+            out[role] = max(out.get(role, 0), round(rss / 2**20))
+        return out
 
 
 def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int) -> tuple[float, TreeRss, dict]:
@@ -229,9 +243,9 @@ def main() -> int:
     r1, r2 = args.posts / s1, args.posts / s2
     for label, secs, rate, rss in (("1 worker: ", s1, r1, rss1), ("2 workers:", s2, r2, rss2)):
         print(f"build {label} {secs:,.0f}s  {rate:,.0f} posts/s  peak RSS {rss.peak_mb:,.0f} MB (flow + workers), "
-              f"largest process {rss.peak_one_mb:,.0f} MB")
-    print(f"build 1 worker on {args.posts // 4:,} posts: peak RSS {rss_q.peak_mb:,.0f} MB; growth to full size "
-          f"{rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
+              f"largest process {rss.peak_one_mb:,.0f} MB; peak by role (MB): {rss.roles_mb()}")
+    print(f"build 1 worker on {args.posts // 4:,} posts: peak RSS {rss_q.peak_mb:,.0f} MB (by role {rss_q.roles_mb()}); "
+          f"growth to full size {rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
     print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
           f"{2 * floor / r2:.1f}x (2 workers)")
     print(f"release rows: {json.dumps(json.loads(Path(built['release']['manifest']).read_text())['rows'])}")
@@ -240,7 +254,9 @@ def main() -> int:
                       "posts_per_s_2_workers": round(r2), "speedup_2_workers": round(r2 / r1, 3),
                       "peak_rss_mb": round(max(rss1.peak_mb, rss2.peak_mb)),
                       "peak_rss_mb_largest_process": round(max(rss1.peak_one_mb, rss2.peak_one_mb)),
-                      "peak_rss_mb_quarter": round(rss_q.peak_mb), "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
+                      "peak_rss_mb_quarter": round(rss_q.peak_mb),
+                      "peak_rss_mb_by_role": {"quarter_1_worker": rss_q.roles_mb(), "1_worker": rss1.roles_mb(),
+                                              "2_workers": rss2.roles_mb()}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
                       "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
                       "stage_seconds": per, "stage_posts_per_s": round(stage_rate),
                       "stage_floor_ratio": round(floor / stage_rate, 2), "shard_lines": args.shard_lines,

@@ -102,6 +102,7 @@ class GateConfig:
     min_masks_for_distribution: int = 100
     examples_per_failure: int = 5
     data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
+    chunk_rows: int = 20000  # rows per GX batch of the row-level tables: bounds the gate's memory
 
 
 @dataclass(frozen=True)

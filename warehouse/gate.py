@@ -3,13 +3,15 @@
 Cross-row facts (post in two splits, label shares, drift against the parent release) are
 computed here as columns/tables, so that GX checks them like any other value and reports the
 offending rows. The vocabulary is pluggable: any set of allowed labels with a name and version.
-GX validates pandas frames, so the checked columns of one release are held in memory (releases
-are tens of thousands of rows; the raw dumps never are).
+GX validates pandas frames; the row-level tables reach it in chunks of `[gate] chunk_rows`
+(results merged per expectation), so memory stays bounded however large the release.
 """
 from __future__ import annotations
 
 import json
 import math
+import shutil
+from collections.abc import Iterator
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,27 +88,64 @@ def js_divergence(p: Counter[str], q: Counter[str]) -> float:
     return max(0.0, total / 2)
 
 
-def gate_tables(files: dict[str, Path], parent: Counter[str] | None) -> dict[str, pd.DataFrame]:
-    """The four tables the suites check: examples, labels, label_shares, drift."""
-    con = duckdb.connect()
-    try:
-        con.execute(f"CREATE TEMP VIEW ex AS {_sql_list(files)}")
-        examples = con.execute("""
-            SELECT e.post_id, e.segment_index, e.subreddit, e.text, e.masked_text, e.labels, e.n_masks, e.split,
+DUCKDB_MEMORY = "64MB"  # the gate's DuckDB spills to disk beyond this
+
+
+class GateTables:
+    """The tables the suites check. `examples` and `labels` (one row per example / label) stay in
+    an in-memory DuckDB (spilling to disk past its limit) and reach GX in chunks of `chunk_rows`,
+    so the gate's memory does not grow with the release; `label_shares` and `drift` are small."""
+
+    def __init__(self, files: dict[str, Path], parent: Counter[str] | None, chunk_rows: int, spill_dir: Path):
+        self.chunk_rows = max(1, chunk_rows)
+        spill_dir.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY, "threads": 1, "temp_directory": str(spill_dir)})
+        self.con.execute(f"CREATE TEMP VIEW ex AS {_sql_list(files)}")
+        # id uniqueness and "post in two splits" are cross-row: computed here as columns, checked per row
+        self.con.execute("""
+            CREATE TEMP TABLE gx_examples AS
+            SELECT row_number() OVER (ORDER BY e.split, e.post_id, e.segment_index) - 1 AS gx_row,
+                   e.post_id, e.segment_index, e.subreddit, e.text, e.masked_text, e.labels, e.n_masks, e.split,
                    (length(e.masked_text) - length(replace(e.masked_text, '<mask>', ''))) // 6 AS n_mask_tokens,
-                   len(e.labels) AS n_labels, length(e.text) AS text_chars, s.n AS n_splits_of_post
+                   len(e.labels) AS n_labels, length(e.text) AS text_chars, s.n AS n_splits_of_post,
+                   count(*) OVER (PARTITION BY e.post_id, e.segment_index) AS n_rows_of_id
             FROM ex e LEFT JOIN (SELECT post_id, count(DISTINCT split) AS n FROM ex GROUP BY post_id) s
-              ON e.post_id = s.post_id""").df()
-        labels = con.execute("SELECT post_id, segment_index, split, unnest(labels) AS label FROM ex").df()
-    finally:
-        con.close()
-    counts = Counter(labels["label"].dropna().astype(str))
-    total = sum(counts.values()) or 1
-    shares = pd.DataFrame({"label": list(counts), "count": list(counts.values()),
-                           "share": [n / total for n in counts.values()]})
-    drift = pd.DataFrame({"label_js_divergence": [js_divergence(counts, parent) if parent is not None else None]},
-                         dtype="float64")
-    return {"examples": examples, "labels": labels, "label_shares": shares, "drift": drift}
+              ON e.post_id = s.post_id""")
+        self.con.execute("""
+            CREATE TEMP TABLE gx_labels AS
+            SELECT row_number() OVER (ORDER BY split, post_id, segment_index) - 1 AS gx_row, *
+            FROM (SELECT post_id, segment_index, split, unnest(labels) AS label FROM ex)""")
+        counts = Counter({str(label): int(n) for label, n in self.con.execute(
+            "SELECT label, count(*) FROM gx_labels WHERE label IS NOT NULL GROUP BY label").fetchall()})
+        total = sum(counts.values()) or 1
+        self.small = {
+            "label_shares": pd.DataFrame({"label": list(counts), "count": list(counts.values()),
+                                          "share": [n / total for n in counts.values()]}),
+            "drift": pd.DataFrame({"label_js_divergence": [js_divergence(counts, parent) if parent is not None else None]},
+                                  dtype="float64"),
+        }
+        self.n_masks = self._rows("gx_labels")
+
+    def _rows(self, table: str) -> int:
+        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+    def chunks(self, name: str) -> Iterator[pd.DataFrame]:
+        """The table `name` as one or more DataFrames (always at least one, maybe empty)."""
+        if name in self.small:
+            yield self.small[name]
+            return
+        table = f"gx_{name}"
+        n = self._rows(table)
+        for start in range(0, max(n, 1), self.chunk_rows):
+            df = self.con.execute(f"SELECT * EXCLUDE (gx_row) FROM {table} WHERE gx_row >= ? AND gx_row < ? "
+                                  "ORDER BY gx_row", [start, start + self.chunk_rows]).df()
+            yield df.reset_index(drop=True)
+
+    def names(self) -> set[str]:
+        return {"examples", "labels", *self.small}
+
+    def close(self) -> None:
+        self.con.close()
 
 
 def run_gate(
@@ -121,19 +160,30 @@ def run_gate(
     vocab = vocabulary or default_vocabulary()
     suites = load_suites()
     patterns = pii_patterns()
-    tables = gate_tables(files, parent[1] if parent else None)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, out_dir / "duckdb-spill")
+    try:
+        return _validate(tables, cfg, out_dir, vocab, suites, patterns, parent, data_docs)
+    finally:
+        tables.close()
+        shutil.rmtree(out_dir / "duckdb-spill", ignore_errors=True)
+
+
+def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabulary, suites: list[dict[str, Any]],
+              patterns: dict[str, str], parent: tuple[str, Counter[str]] | None, data_docs: bool) -> GateResult:
     params = {"min_text_chars": cfg.min_text_chars, "max_text_chars": cfg.max_text_chars,
               "max_label_share": cfg.max_label_share, "max_js_divergence": cfg.max_js_divergence,
               "vocabulary": sorted(vocab.labels), "pii_patterns": list(patterns.values())}
-    n_masks = len(tables["labels"])
+    n_masks = tables.n_masks
     distribution = "applied"
     if n_masks < cfg.min_masks_for_distribution:  # shares of a handful of masks are noise, not drift
         params["max_label_share"], params["max_js_divergence"] = 1.0, 1.0
         distribution = f"skipped: {n_masks} masks < min_masks_for_distribution {cfg.min_masks_for_distribution}"
-    out_dir.mkdir(parents=True, exist_ok=True)
     docs = out_dir / "data_docs" if data_docs else None
-    validated = gx_adapter.validate_tables(tables, suites, params, cfg.examples_per_failure, docs)
-    drift = tables["drift"]["label_js_divergence"].iloc[0]
+    validated = gx_adapter.validate_tables(tables.chunks, tables.names(), suites, params, cfg.examples_per_failure,
+                                           docs)
+    drift = tables.small["drift"]["label_js_divergence"].iloc[0]
+    shares = tables.small["label_shares"]
     summary = {
         "success": validated["success"],
         "suites": [{"name": s["name"], "version": s["version"], "sha256": s["sha256"], "table": s["table"],
@@ -145,7 +195,8 @@ def run_gate(
         "parent": parent[0] if parent else None,
         "distribution_checks": distribution,
         "label_js_divergence": None if pd.isna(drift) else float(drift),
-        "max_label_share": float(tables["label_shares"]["share"].max()) if len(tables["label_shares"]) else 0.0,
+        "max_label_share": float(shares["share"].max()) if len(shares) else 0.0,
+        "chunk_rows": tables.chunk_rows,
         "data_docs": "data_docs/index.html" if docs is not None and (docs / "index.html").exists() else None,
     }
     path = out_dir / "results.json"

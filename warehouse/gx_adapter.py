@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,15 @@ def _context(docs_dir: Path | None) -> Any:
 
 
 def validate_tables(
-    tables: dict[str, pd.DataFrame],
+    chunks: Callable[[str], Iterable[pd.DataFrame]],
+    table_names: set[str],
     suites: list[dict[str, Any]],
     parameters: dict[str, Any],
     examples_per_failure: int = 5,
     docs_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Run each suite on its table; returns {success, suites: [{name, version, gx}], failures: [...]}."""
+    """Run each suite on its table, given as one or more DataFrame chunks (`chunks(name)`); chunk
+    results are merged per expectation. Returns {success, suites: [{name, version, gx}], failures}."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     logging.getLogger("great_expectations").setLevel(logging.ERROR)
     import great_expectations as gx
@@ -48,7 +51,7 @@ def validate_tables(
     failures: list[dict[str, Any]] = []
     for suite_data in suites:
         table = suite_data["table"]
-        if table not in tables:
+        if table not in table_names:
             raise KeyError(f"suite {suite_data['name']} checks table '{table}', which the gate did not compute")
         batch_def = source.add_dataframe_asset(f"{suite_data['name']}-{table}").add_batch_definition_whole_dataframe("all")
         expectations = [
@@ -61,12 +64,15 @@ def validate_tables(
         result_format = dict(base_format)
         if suite_data.get("id_columns"):  # failing rows are reported with their ids
             result_format["unexpected_index_column_names"] = list(suite_data["id_columns"])
-        batch = {"dataframe": tables[table]}
-        if docs_dir is None:
-            res = vd.run(batch_parameters=batch, expectation_parameters=parameters,
-                         result_format=result_format).to_json_dict()
-        else:  # one run through a Checkpoint validates and renders Data Docs (not a second pass)
-            res = _run_with_docs(ctx, vd, suite_data["name"], batch, parameters, result_format)
+        parts = []
+        for k, frame in enumerate(chunks(table)):
+            batch = {"dataframe": frame}
+            if docs_dir is None:
+                parts.append(vd.run(batch_parameters=batch, expectation_parameters=parameters,
+                                    result_format=result_format).to_json_dict())
+            else:  # one run through a Checkpoint validates and renders Data Docs (not a second pass)
+                parts.append(_run_with_docs(ctx, vd, f"{suite_data['name']}-{k}", batch, parameters, result_format))
+        res = merge_results(parts, examples_per_failure)
         out.append({"name": suite_data["name"], "version": suite_data["version"], "table": table,
                     "sha256": suite_data.get("sha256"), "gx": res})
         for r in res["results"]:
@@ -88,6 +94,56 @@ def _run_with_docs(ctx: Any, vd: Any, name: str, batch: dict[str, Any], paramete
     result = cp.run(batch_parameters=batch, expectation_parameters=parameters)
     (validation,) = result.run_results.values()
     return validation.to_json_dict()
+
+
+def merge_results(parts: list[dict[str, Any]], n: int) -> dict[str, Any]:
+    """One suite result from the results of its chunks, as if GX had seen the whole table: counts
+    summed, percentages recomputed, up to `n` examples kept per expectation."""
+    if len(parts) == 1:
+        return parts[0]
+    merged = dict(parts[0])
+    merged["results"] = [_merge_expectation([p["results"][i] for p in parts], n) for i in range(len(parts[0]["results"]))]
+    ok = sum(1 for r in merged["results"] if r["success"])
+    total = len(merged["results"])
+    merged["success"] = ok == total
+    merged["statistics"] = {**parts[0].get("statistics", {}), "evaluated_expectations": total,
+                            "successful_expectations": ok, "unsuccessful_expectations": total - ok,
+                            "success_percent": 100.0 * ok / total if total else None}
+    merged["meta"] = {**(parts[0].get("meta") or {}), "chunks": len(parts)}
+    return merged
+
+
+_SUMMED = ("element_count", "missing_count", "unexpected_count")
+_LISTS = ("partial_unexpected_list", "partial_unexpected_index_list")
+
+
+def _merge_expectation(rs: list[dict[str, Any]], n: int) -> dict[str, Any]:
+    out = dict(rs[0])
+    out["success"] = all(r["success"] for r in rs)
+    raised = next((r["exception_info"] for r in rs if (r.get("exception_info") or {}).get("raised_exception")), None)
+    if raised is not None:
+        out["exception_info"] = raised
+    results = [r.get("result") or {} for r in rs]
+    res = dict(results[0])
+    for key in _SUMMED:
+        if any(key in r for r in results):
+            res[key] = sum(r.get(key) or 0 for r in results)
+    for key in _LISTS:
+        if any(key in r for r in results):
+            res[key] = [x for r in results for x in (r.get(key) or [])][:max(n, 1)]
+    res.pop("partial_unexpected_counts", None)  # per-chunk tallies do not add up to the table's
+    if "element_count" in res and "unexpected_count" in res:
+        elements, missing, bad = res["element_count"], res.get("missing_count") or 0, res["unexpected_count"]
+        res["unexpected_percent_total"] = 100.0 * bad / elements if elements else 0.0
+        res["unexpected_percent"] = res["unexpected_percent_nonmissing"] = (
+            100.0 * bad / (elements - missing) if elements - missing else 0.0)
+        if "missing_percent" in res:
+            res["missing_percent"] = 100.0 * missing / elements if elements else 0.0
+    if res.get("observed_value") is None:
+        res["observed_value"] = next((r.get("observed_value") for r in results if r.get("observed_value") is not None),
+                                     res.get("observed_value"))
+    out["result"] = res
+    return out
 
 
 def _failure(suite: str, r: dict[str, Any], n: int) -> dict[str, Any]:

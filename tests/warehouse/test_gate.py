@@ -105,7 +105,7 @@ def test_passing_gate_results_and_data_docs_are_stored_in_the_release(tmp_path):
     gx = json.loads((rel.path / "gate" / "results.json").read_text())["gx"]
     assert {r["expectation_config"]["type"] for g in gx for r in g["results"]} >= {
         "expect_column_values_to_not_be_null", "expect_column_pair_values_to_be_equal",
-        "expect_column_values_to_be_in_set", "expect_compound_columns_to_be_unique"}
+        "expect_column_values_to_be_in_set", "expect_column_values_to_be_between"}
     assert (rel.path / "gate" / "data_docs" / "index.html").exists()
     assert m["vocabulary"]["name"] == "express-vocabulary" and m["parent_version"] is None
 
@@ -127,3 +127,34 @@ def test_label_share_bound_is_skipped_below_the_minimum_number_of_masks(tmp_path
     strict = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5, min_masks_for_distribution=30),
                       tmp_path / "g2", data_docs=False)
     assert not strict.success and "no single label above the configured share" in json.dumps(strict.summary["failures"])
+
+
+def test_gate_in_small_chunks_reports_what_one_batch_reports(tmp_path):
+    """Row-level tables reach GX in chunks (bounded memory): failures, counts and the cross-row
+    checks (an id repeated in another chunk, a post in two splits) come out as from one batch."""
+    train = _write(tmp_path / "train.parquet", _good(30) + [
+        _ex("x1", 0, "sad", text="I feel sad, mail me at jo@example.com"),
+        _ex("p2", 0, "happy"),                                                   # id repeated 28 rows later
+        _ex("x5", 0, "blorptastic")])
+    test = _write(tmp_path / "test.parquet", [_ex(f"t{i}", 0, "calm") for i in range(12)] + [
+        _ex("x9", 0, "sad", text="I feel sad, see https://example.org/x"), _ex("p7", 1, "sad")])
+    files = {"train": train, "test": test}
+    cfg = GateConfig(min_masks_for_distribution=0, max_label_share=1.0)
+    whole = run_gate(files, cfg, tmp_path / "whole", data_docs=False)
+    chunked = run_gate(files, replace(cfg, chunk_rows=7), tmp_path / "chunked", data_docs=False)
+    assert not whole.success and not chunked.success
+    assert whole.summary["suites"][0]["statistics"]["evaluated_expectations"] == 14
+    for got in (whole, chunked):
+        checks = _failures_by_check(got.summary)
+        assert set(checks) == {"no PII pattern left in text", "no PII pattern left in masked_text",
+                               "example ids (post_id, segment_index) unique", "no post id in two splits",
+                               "every label in the vocabulary"}
+        assert checks["no PII pattern left in text"]["unexpected_count"] == 2
+        assert checks["example ids (post_id, segment_index) unique"]["unexpected_count"] == 2
+        assert checks["no post id in two splits"]["unexpected_count"] == 2  # p7 in train and in test
+        assert checks["every label in the vocabulary"]["rows"] == 47
+    pick = lambda r: {f["check"]: (f["unexpected_count"], f["rows"], round(f["unexpected_percent"], 6))
+                      for f in r.summary["failures"]}
+    assert pick(chunked) == pick(whole)
+    gx = json.loads((tmp_path / "chunked" / "results.json").read_text())["gx"]
+    assert gx[0]["meta"]["chunks"] == 7  # 47 example rows / 7
