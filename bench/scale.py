@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import threading
@@ -81,20 +82,28 @@ def floor_rate(path: Path) -> tuple[float, int]:
 
 
 class TreeRss:
-    """Samples RSS of this process and its children (Dask workers) in a thread: the peak of their
-    sum, of the largest one, and of each process (by role). The temporary Prefect API server (a
-    child too) is left out."""
+    """Samples RSS of a build process and its children (Dask workers) in a thread: the peak of their
+    sum, of the largest one, and of each process (by role). The temporary Prefect API server is
+    this script's child, not the build's, so it is left out."""
 
-    def __init__(self, interval: float = 0.25):
+    def __init__(self, root: int | None = None, interval: float = 0.25):
+        self.root = root or os.getpid()
         self.interval, self.peak, self.peak_one, self._stop = interval, 0, 0, threading.Event()
         self.by_process: dict[int, tuple[str, int]] = {}
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        me = psutil.Process()
+        try:
+            me = psutil.Process(self.root)
+        except psutil.Error:
+            return
         while not self._stop.is_set():
             sizes = []
-            for p in [me, *me.children(recursive=True)]:
+            try:
+                tree = [me, *me.children(recursive=True)]
+            except psutil.Error:  # the build process has exited
+                break
+            for p in tree:
                 try:
                     cmd = " ".join(p.cmdline())
                     if "uvicorn" in cmd:
@@ -134,13 +143,28 @@ class TreeRss:
 
 
 def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int) -> tuple[float, TreeRss, dict]:
+    """One sharded build in a fresh Python process (as `express build-sharded` runs), so the RSS
+    sampled is the build's alone (flow process + Dask workers), not this script's."""
+    result = warehouse.parent / f"{warehouse.name}.result.json"
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--build-only", str(dump), str(warehouse), str(workers),
+           str(shard_lines), str(result)]
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd)
+    with TreeRss(proc.pid) as rss:
+        code = proc.wait()
+    seconds = time.perf_counter() - started
+    if code != 0:
+        raise RuntimeError(f"build of {dump} with {workers} worker(s) failed (exit {code})")
+    return seconds, rss, json.loads(result.read_text())
+
+
+def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str) -> int:
+    """Child side of timed_build."""
     from flows.sharded import run_sharded_build
 
-    with TreeRss() as rss:
-        started = time.perf_counter()
-        built = run_sharded_build([str(dump)], str(warehouse), None, shard_lines, workers=workers)
-        seconds = time.perf_counter() - started
-    return seconds, rss, built
+    built = run_sharded_build([dump], warehouse, None, int(shard_lines), workers=int(workers))
+    Path(result).write_text(json.dumps(built, default=str))
+    return 0
 
 
 def stage_profile(dump: Path, sample: int) -> dict[str, float]:
@@ -207,6 +231,9 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
 
 
 def main() -> int:
+    if len(sys.argv) == 7 and sys.argv[1] == "--build-only":
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
+        return _build_only(*sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--posts", type=int, default=1_000_000)
     ap.add_argument("--shard-lines", type=int, default=50_000)
