@@ -23,7 +23,7 @@ def _sql_path(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-def repeated_rows(key_files: Iterable[Path], temp_dir: Path, memory_limit: str = "256MB") -> dict[int, list[int]]:
+def repeated_rows(key_files: Iterable[Path], temp_dir: Path, memory_limit: str = "32MB") -> dict[int, list[int]]:
     """{file index: sorted row numbers whose key occurred earlier}, files taken in the given order."""
     files = list(key_files)
     if not files:

@@ -19,9 +19,12 @@ from typing import Any
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from schemas.config import GateConfig
 from schemas.expectations import load_suites, pii_patterns
+from schemas.records import EXAMPLES
 
 from warehouse import gx_adapter
 
@@ -88,35 +91,42 @@ def js_divergence(p: Counter[str], q: Counter[str]) -> float:
     return max(0.0, total / 2)
 
 
-DUCKDB_MEMORY = "64MB"  # the gate's DuckDB spills to disk beyond this
+DUCKDB_MEMORY = "64MB"  # the gate's DuckDB (id tables only) spills to disk beyond this
+_EXAMPLE_COLUMNS = ["post_id", "segment_index", "subreddit", "text", "masked_text", "labels", "n_masks"]
+_CHUNK_EXAMPLES = """
+    SELECT c.post_id, c.segment_index, c.subreddit, c.text, c.masked_text, c.labels, c.n_masks, ? AS split,
+           (length(c.masked_text) - length(replace(c.masked_text, '<mask>', ''))) // 6 AS n_mask_tokens,
+           len(c.labels) AS n_labels, length(c.text) AS text_chars, p.n_splits_of_post, i.n_rows_of_id
+    FROM (SELECT *, row_number() OVER () AS chunk_row FROM chunk) c
+    LEFT JOIN gx_posts p ON c.post_id = p.post_id
+    LEFT JOIN gx_ids i ON c.post_id = i.post_id AND c.segment_index = i.segment_index
+    ORDER BY c.chunk_row"""
+_CHUNK_LABELS = """
+    SELECT post_id, segment_index, ? AS split, label FROM (
+        SELECT post_id, segment_index, unnest(labels) AS label, row_number() OVER () AS chunk_row FROM chunk)
+    ORDER BY chunk_row"""
 
 
 class GateTables:
-    """The tables the suites check. `examples` and `labels` (one row per example / label) stay in
-    an in-memory DuckDB (spilling to disk past its limit) and reach GX in chunks of `chunk_rows`,
-    so the gate's memory does not grow with the release; `label_shares` and `drift` are small."""
+    """The tables the suites check. `examples` and `labels` (one row per example / label) reach GX
+    in chunks of `chunk_rows`, read batch by batch from the split files; cross-row facts (id
+    repeats, post in two splits) are GROUP BYs over the ids alone in a DuckDB that spills to disk,
+    joined to each chunk. So the gate's memory does not grow with the release; `label_shares` and
+    `drift` are small."""
 
     def __init__(self, files: dict[str, Path], parent: Counter[str] | None, chunk_rows: int, spill_dir: Path):
-        self.chunk_rows = max(1, chunk_rows)
+        self.files, self.chunk_rows = files, max(1, chunk_rows)
         spill_dir.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY, "threads": 1, "temp_directory": str(spill_dir)})
         self.con.execute(f"CREATE TEMP VIEW ex AS {_sql_list(files)}")
-        # id uniqueness and "post in two splits" are cross-row: computed here as columns, checked per row
-        self.con.execute("""
-            CREATE TEMP TABLE gx_examples AS
-            SELECT row_number() OVER (ORDER BY e.split, e.post_id, e.segment_index) - 1 AS gx_row,
-                   e.post_id, e.segment_index, e.subreddit, e.text, e.masked_text, e.labels, e.n_masks, e.split,
-                   (length(e.masked_text) - length(replace(e.masked_text, '<mask>', ''))) // 6 AS n_mask_tokens,
-                   len(e.labels) AS n_labels, length(e.text) AS text_chars, s.n AS n_splits_of_post,
-                   count(*) OVER (PARTITION BY e.post_id, e.segment_index) AS n_rows_of_id
-            FROM ex e LEFT JOIN (SELECT post_id, count(DISTINCT split) AS n FROM ex GROUP BY post_id) s
-              ON e.post_id = s.post_id""")
-        self.con.execute("""
-            CREATE TEMP TABLE gx_labels AS
-            SELECT row_number() OVER (ORDER BY split, post_id, segment_index) - 1 AS gx_row, *
-            FROM (SELECT post_id, segment_index, split, unnest(labels) AS label FROM ex)""")
-        counts = Counter({str(label): int(n) for label, n in self.con.execute(
-            "SELECT label, count(*) FROM gx_labels WHERE label IS NOT NULL GROUP BY label").fetchall()})
+        self.con.execute("CREATE TEMP TABLE gx_ids AS SELECT post_id, segment_index, count(*) AS n_rows_of_id "
+                         "FROM ex GROUP BY post_id, segment_index")
+        self.con.execute("CREATE TEMP TABLE gx_posts AS SELECT post_id, count(DISTINCT split) AS n_splits_of_post "
+                         "FROM ex GROUP BY post_id")
+        rows = self.con.execute("SELECT label, count(*) FROM (SELECT unnest(labels) AS label FROM ex) "
+                                "GROUP BY label").fetchall()
+        self.n_masks = sum(int(n) for _, n in rows)
+        counts = Counter({str(label): int(n) for label, n in rows if label is not None})
         total = sum(counts.values()) or 1
         self.small = {
             "label_shares": pd.DataFrame({"label": list(counts), "count": list(counts.values()),
@@ -124,22 +134,26 @@ class GateTables:
             "drift": pd.DataFrame({"label_js_divergence": [js_divergence(counts, parent) if parent is not None else None]},
                                   dtype="float64"),
         }
-        self.n_masks = self._rows("gx_labels")
-
-    def _rows(self, table: str) -> int:
-        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
 
     def chunks(self, name: str) -> Iterator[pd.DataFrame]:
-        """The table `name` as one or more DataFrames (always at least one, maybe empty)."""
+        """The table `name` as one or more DataFrames (always at least one, maybe empty), in file order."""
         if name in self.small:
             yield self.small[name]
             return
-        table = f"gx_{name}"
-        n = self._rows(table)
-        for start in range(0, max(n, 1), self.chunk_rows):
-            df = self.con.execute(f"SELECT * EXCLUDE (gx_row) FROM {table} WHERE gx_row >= ? AND gx_row < ? "
-                                  "ORDER BY gx_row", [start, start + self.chunk_rows]).df()
-            yield df.reset_index(drop=True)
+        query = _CHUNK_EXAMPLES if name == "examples" else _CHUNK_LABELS
+        empty = True
+        for split, path in self.files.items():
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=self.chunk_rows, columns=_EXAMPLE_COLUMNS):
+                self.con.register("chunk", pa.Table.from_batches([batch]))
+                frame = self.con.execute(query, [split]).df().reset_index(drop=True)
+                self.con.unregister("chunk")
+                if len(frame) or empty:
+                    empty = False
+                    yield frame
+        if empty:  # no rows at all: GX still gets the (empty) table
+            self.con.register("chunk", pa.Table.from_pylist([], schema=EXAMPLES.select(_EXAMPLE_COLUMNS)))
+            yield self.con.execute(query, [""]).df()
+            self.con.unregister("chunk")
 
     def names(self) -> set[str]:
         return {"examples", "labels", *self.small}
