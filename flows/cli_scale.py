@@ -63,16 +63,23 @@ def cmd_build_sharded(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_inputs(args: argparse.Namespace, command: str) -> bool:
+    """True (after saying so) when a rebuild would have nothing to read: no inputs, no live pull."""
+    from flows.sharded import load_any_recipe
+
+    if args.input or args.scrape or load_any_recipe(args.config).sources.kind == "praw":
+        return False
+    print(f"express {command}: give --input PATH, --scrape, or a recipe with [sources] kind = \"praw\"",
+          file=sys.stderr)
+    return True
+
+
 def cmd_rebuild(args: argparse.Namespace) -> int:
     prefect_env.configure()
     from flows.rebuild import run_rebuild
     from warehouse.layout import Warehouse
 
-    from flows.sharded import load_any_recipe
-
-    if not args.input and not args.scrape and load_any_recipe(args.config).sources.kind != "praw":
-        print("express rebuild: give --input PATH, --scrape, or a recipe with [sources] kind = \"praw\"",
-              file=sys.stderr)
+    if _no_inputs(args, "rebuild"):
         return 2
     workers, shard_lines = _defaults(args, args.config)
     _share_api(workers, args.dask_address)
@@ -89,11 +96,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 def cmd_schedule(args: argparse.Namespace) -> int:
     prefect_env.configure()
     from flows.deployments import rebuild_deployment
-    from flows.sharded import load_any_recipe
-
-    if not args.input and not args.scrape and load_any_recipe(args.config).sources.kind != "praw":
-        print("express schedule: give --input DIR, --scrape, or a recipe with [sources] kind = \"praw\"",
-              file=sys.stderr)
+    if _no_inputs(args, "schedule"):
         return 2
     dep = rebuild_deployment(args.input or [], args.warehouse, args.config, scrape=args.scrape)
     print(f"deployment {dep.name}: cron {dep.schedules[0].schedule.cron} "

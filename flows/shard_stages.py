@@ -165,12 +165,18 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
                     funnel.drop(reason)
                     dropped_rows.append(row)
                     dropped.write(_quarantine_row("ingest", post, reason))
-        funnel.check(f"dedupe {s.name}")
-        commit([quarantine_path])
-        result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
-        write_marker(s.path, "dedupe", result)
-        results.append({**result, "skipped": False})
+        results.append(_finish_dedupe(s, funnel, dropped_rows, quarantine_path, started))
     return results
+
+
+def _finish_dedupe(s: Shard, funnel: Funnel, dropped_rows: list[int], quarantine_path: Path,
+                   started: float) -> dict[str, Any]:
+    """Check the shard's funnel, put its quarantine file in place and write its marker."""
+    funnel.check(f"dedupe {s.name}")
+    commit([quarantine_path])
+    result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
+    write_marker(s.path, "dedupe", result)
+    return {**result, "skipped": False}
 
 
 def _dedupe_by_index(shards: list[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
@@ -200,11 +206,7 @@ def _dedupe_by_index(shards: list[dict[str, Any]], reason: str) -> list[dict[str
                 table = pq.read_table(posts_file, columns=DEDUPE_COLUMNS).take(rows)
                 for row in table.to_pylist():
                     dropped.write(_quarantine_row("ingest", RawPost(**row), reason))
-        funnel.check(f"dedupe {s.name}")
-        commit([quarantine_path])
-        result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": rows}, started)
-        write_marker(s.path, "dedupe", result)
-        results.append({**result, "skipped": False})
+        results.append(_finish_dedupe(s, funnel, rows, quarantine_path, started))
     return results
 
 
