@@ -17,10 +17,9 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.caching import digest
-from flows.sharded import DEFAULT_SHARD_LINES, build_run, load_any_recipe, open_run, quiet, task_runner
+from flows.sharded import DEFAULT_SHARD_LINES, build_run, load_any_recipe, open_run
 from flows.shards import read_marker
 from flows.stages import input_record
-from schemas.config import OrchestrateConfig
 from schemas.lexicon import data_versions, sha256_file
 from schemas.versioning import code_version
 from warehouse.layout import Warehouse
@@ -93,11 +92,13 @@ def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any]) -> list[
     return why
 
 
-@flow(name="express-rebuild", task_runner=task_runner(OrchestrateConfig().workers))
+@flow(name="express-rebuild")
 def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
-                 shard_lines: int = DEFAULT_SHARD_LINES, scrape: bool = False) -> dict[str, Any]:
+                 shard_lines: int = DEFAULT_SHARD_LINES, scrape: bool = False, workers: int | None = None,
+                 dask_address: str | None = None) -> dict[str, Any]:
     """Publish a new version from what is new since the latest release (or a first full build); a praw
-    recipe (or scrape=True) first pulls live results newer than the stored checkpoint."""
+    recipe (or scrape=True) first pulls live results newer than the stored checkpoint. The shard work
+    runs on `workers` local Dask workers (default: the recipe's [orchestrate] workers) or `dask_address`."""
     wh = Warehouse.at(warehouse)
     recipe = load_any_recipe(config)
     rd = recipe.to_dict()
@@ -145,13 +146,13 @@ def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
     print(f"[rebuild] {len(new)} new input(s) of {len(files)}; parent "
           f"{extra['parent'] if extra else 'none'}", flush=True)
     built = build_run(wh, run_id, run_dir, recipe_path, new, shard_lines, prior_shards=prior,
-                      prior_inputs=parent["inputs"] if reusable else [], extra_manifest=extra)
+                      prior_inputs=parent["inputs"] if reusable else [], extra_manifest=extra,
+                      workers=recipe.orchestrate.workers if workers is None else workers, dask_address=dask_address)
     return {**built, "scrape": pulled}
 
 
 def run_rebuild(inputs: list[str], warehouse: str, config: str | None = None,
                 shard_lines: int = DEFAULT_SHARD_LINES, workers: int = 2,
                 dask_address: str | None = None, scrape: bool = False) -> dict[str, Any]:
-    """Run the rebuild flow on the chosen task runner (local Dask cluster by default)."""
-    runner = quiet(task_runner(workers, dask_address))
-    return rebuild_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, scrape)
+    """Run the rebuild flow; its shard work runs on a local Dask cluster by default."""
+    return rebuild_flow(inputs, warehouse, config, shard_lines, scrape, workers, dask_address)

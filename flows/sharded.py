@@ -18,6 +18,7 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
+from prefect.runtime import flow_run as prefect_run
 
 from flows import assemble, caching, shard_stages, shards, stages
 from flows.progress import Progress
@@ -102,8 +103,8 @@ def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shar
 
 
 def _warm_gate_imports() -> None:
-    """Import Great Expectations (~7 s) in a background thread while the shards run, so the
-    quality gate at the end does not pay for it; a failed import resurfaces there."""
+    """Import Great Expectations (~4-7 s) in a background thread while the run is assembled, so
+    publishing does not wait for it; a failed import resurfaces in the gate."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # as warehouse/gx_adapter.py sets it
 
     def load() -> None:
@@ -115,17 +116,14 @@ def _warm_gate_imports() -> None:
     threading.Thread(target=load, name="warm-gx-import", daemon=True).start()
 
 
-def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
-              prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
-              extra_manifest: dict[str, Any] | None = None, publish: bool = True) -> dict[str, Any]:
-    """Wire the shard tasks of one run (inside a flow). Prior shards (an incremental rebuild's
-    parent) are already filtered: they are replayed through the stateful filters and, when their
-    `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
-    prior_shards, prior_inputs = prior_shards or [], prior_inputs or []
-    if publish:
-        _warm_gate_imports()
+@flow(name="express-shard-work")
+def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lines: int, quarantine_dir: str,
+                    prior_shards: list[dict[str, Any]], prior_inputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Everything of a run up to the assembled tables, on the task runner it is given (Dask): split,
+    filter, dedupe, extract and assemble. A flow of its own so that its workers (each with a spaCy
+    model) are shut down before publishing loads the quality gate: they never hold memory together."""
     inputs = order_inputs(list(inputs))  # submissions before comments, as the unsharded ingest reads them
-    shards_dir = str(run_dir / "shards")
+    shards_dir = str(Path(run_dir) / "shards")
     stems = shards.input_stems(inputs)
     splits = [f.result() for f in [split_task.submit(p, shards_dir, stems[p], shard_lines) for p in inputs]]
     new_shards = [s for sp in splits for s in sp["shards"]]
@@ -133,12 +131,27 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
           f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
     _filter_and_join(new_shards, prior_shards, recipe_path)
-    deduped = dedupe_task(all_shards, recipe_path)
+    deduped = dedupe_task.submit(all_shards, recipe_path).result()  # on a worker: its DuckDB memory is not ours
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
+    _warm_gate_imports()  # while a worker assembles: the workers' spaCy models are about to go
     input_entries = prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]
-    assembled = assemble_task(all_shards, input_entries, str(run_dir), str(wh.quarantine_dir(run_id)))
+    return assemble_task.submit(all_shards, input_entries, run_dir, quarantine_dir).result()
+
+
+def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
+              prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
+              extra_manifest: dict[str, Any] | None = None, publish: bool = True, workers: int = 2,
+              dask_address: str | None = None) -> dict[str, Any]:
+    """Wire one run (inside a flow): the shard work on `workers` local Dask workers (or the cluster at
+    `dask_address`), then publishing here once those workers are gone. Prior shards (an incremental
+    rebuild's parent) are already filtered: they are replayed through the stateful filters and, when
+    their `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
+    runner = quiet(task_runner(workers, dask_address))
+    assembled = shard_work_flow.with_options(task_runner=runner)(
+        str(run_dir), recipe_path, list(inputs), shard_lines, str(wh.quarantine_dir(run_id)),
+        prior_shards or [], prior_inputs or [])
     print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
     print(f"[extract] {assembled['extract']['funnel']}", flush=True)
     if extra_manifest:
@@ -148,20 +161,22 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
         release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
         print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}", flush=True)
     return {"run_id": run_id, "release": release, "ingest": assembled["ingest"], "extract": assembled["extract"],
-            "shards": len(all_shards)}
+            "shards": assembled["shards"], "flow_run_id": str(prefect_run.id)}
 
 
 @flow(name="express-sharded-build")
 def sharded_build_flow(inputs: list[str], warehouse: str, config: str | None = None,
                        shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None,
-                       publish: bool = True) -> dict[str, Any]:
+                       publish: bool = True, workers: int = 2, dask_address: str | None = None) -> dict[str, Any]:
     """Build (and by default publish) a release from dumps in resumable shards; rerun with the
-    same run id to resume; publish=False leaves publishing to `publish_flow`."""
+    same run id to resume; publish=False leaves publishing to `publish_flow`. The shard work runs on
+    `workers` local Dask workers (0: one at a time in this process) or the cluster at `dask_address`."""
     wh = Warehouse.at(warehouse)
     recipe = load_any_recipe(config)
     run_id = run_id or derive_run_id(inputs, recipe.to_dict(), shard_lines)
     run_dir, recipe_path = open_run(wh, run_id, recipe, inputs, shard_lines)
-    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines, publish=publish)
+    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines, publish=publish, workers=workers,
+                     dask_address=dask_address)
 
 
 @flow(name="express-publish")
@@ -205,7 +220,5 @@ def quiet(runner: Any) -> Any:
 def run_sharded_build(inputs: list[str], warehouse: str, config: str | None = None,
                       shard_lines: int = DEFAULT_SHARD_LINES, run_id: str | None = None, workers: int = 2,
                       dask_address: str | None = None, publish: bool = True) -> dict[str, Any]:
-    """Run the sharded build flow on the chosen task runner."""
-    runner = quiet(task_runner(workers, dask_address))
-    return sharded_build_flow.with_options(task_runner=runner)(inputs, warehouse, config, shard_lines, run_id,
-                                                               publish)
+    """Run the sharded build flow; its shard work runs on the chosen task runner."""
+    return sharded_build_flow(inputs, warehouse, config, shard_lines, run_id, publish, workers, dask_address)

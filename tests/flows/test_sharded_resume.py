@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = str(REPO / "configs" / "demo.toml")
 SHARD_LINES = 60
@@ -30,15 +32,43 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PYTHONPATH": str(REPO)}
 
 
-def test_sharded_build_matches_the_unsharded_build(demo_build, demo_dump, tmp_path):
+@pytest.fixture(scope="module")
+def sharded_demo(prefect_harness, demo_dump, tmp_path_factory):
     from flows.sharded import run_sharded_build
 
-    built = run_sharded_build([str(demo_dump)], str(tmp_path / "wh"), CONFIG, shard_lines=150, workers=0)
+    return run_sharded_build([str(demo_dump)], str(tmp_path_factory.mktemp("sharded") / "wh"), CONFIG,
+                             shard_lines=150, workers=0)
+
+
+def test_sharded_build_matches_the_unsharded_build(demo_build, sharded_demo):
+    built = sharded_demo
     assert built["shards"] == 6
     plain = json.loads(Path(demo_build["release"]["manifest"]).read_text())
     sharded = json.loads(Path(built["release"]["manifest"]).read_text())
     assert sharded["funnel"] == plain["funnel"] and sharded["stages"] == plain["stages"]
     assert _data_hashes(built["release"]["manifest"]) == _data_hashes(demo_build["release"]["manifest"])
+
+
+def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_demo):
+    """The shard work (and so its Dask workers with their spaCy models) is a subflow that has
+    finished before the quality gate and publishing start in the parent flow."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (FlowRunFilter, FlowRunFilterParentFlowRunId, TaskRunFilter,
+                                                TaskRunFilterFlowRunId)
+
+    parent = sharded_demo["flow_run_id"]
+    with get_client(sync_client=True) as client:
+        children = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[parent])))
+        tasks = client.read_task_runs(task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[parent])))
+        work = [r for r in children if client.read_flow(r.flow_id).name == "express-shard-work"]
+        inner = client.read_task_runs(
+            task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[work[0].id]))) if work else []
+    assert len(work) == 1 and work[0].state.is_completed()
+    assert {t.name.rsplit("-", 1)[0] for t in inner} >= {"split-input", "filter-shard", "dedupe-shards",
+                                                        "extract-shard", "assemble"}
+    (publish,) = [t for t in tasks if t.name.startswith("publish-run")]
+    assert work[0].end_time <= publish.start_time
 
 
 def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, demo_dump, tmp_path):
