@@ -20,9 +20,11 @@ from flows.caching import digest
 from flows.sharded import DEFAULT_SHARD_LINES, build_run, load_any_recipe, open_run
 from flows.shards import read_marker
 from flows.stages import input_record
+from schemas.config import Recipe
 from schemas.lexicon import data_versions, sha256_file
 from schemas.versioning import code_version
 from warehouse.layout import Warehouse
+from warehouse.locking import file_lock
 
 DUMP_PATTERNS = ("*.zst", "*.jsonl", "*.ndjson")
 
@@ -98,9 +100,18 @@ def rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
                  dask_address: str | None = None) -> dict[str, Any]:
     """Publish a new version from what is new since the latest release (or a first full build); a praw
     recipe (or scrape=True) first pulls live results newer than the stored checkpoint. The shard work
-    runs on `workers` local Dask workers (default: the recipe's [orchestrate] workers) or `dask_address`."""
+    runs on `workers` local Dask workers (default: the recipe's [orchestrate] workers) or `dask_address`.
+    A second rebuild of the same dataset while one runs stops at once (it would read the same parent)."""
     wh = Warehouse.at(warehouse)
     recipe = load_any_recipe(config)
+    name = recipe.dataset.name
+    with file_lock(wh.dataset_dir(name) / ".rebuild.lock", timeout=0, holder=f"another rebuild of {name}"):
+        return _rebuild(wh, recipe, inputs, config, shard_lines, scrape, workers, dask_address)
+
+
+def _rebuild(wh: Warehouse, recipe: Recipe, inputs: list[str], config: str | None, shard_lines: int, scrape: bool,
+             workers: int | None, dask_address: str | None) -> dict[str, Any]:
+    """The rebuild's wiring, under its dataset lock."""
     rd = recipe.to_dict()
     pulled = None
     if scrape or recipe.sources.kind == "praw":

@@ -26,6 +26,7 @@ from schemas.config import Recipe, load_recipe
 from schemas.versioning import code_version
 from sources.join import is_comment_input, order_inputs
 from warehouse.layout import Warehouse
+from warehouse.locking import file_lock
 
 DEFAULT_SHARD_LINES = 50_000
 
@@ -140,6 +141,13 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     return assemble_task.submit(all_shards, input_entries, run_dir, quarantine_dir).result()
 
 
+def run_lock(run_dir: Path, run_id: str) -> Any:
+    """Held while a process builds or publishes a run: two at once would write the same shard files
+    (or publish twice), so the second stops at once, naming the holder's pid. A killed holder's lock
+    is released by the kernel, so resuming after kill -9 is never blocked."""
+    return file_lock(run_dir / "run.lock", timeout=0, holder=f"another build of run {run_id}")
+
+
 def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
               prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
               extra_manifest: dict[str, Any] | None = None, publish: bool = True, workers: int = 2,
@@ -148,20 +156,21 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
     `dask_address`), then publishing here once those workers are gone. Prior shards (an incremental
     rebuild's parent) are already filtered: they are replayed through the stateful filters and, when
     their `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
-    runner = quiet(task_runner(workers, dask_address))
-    assembled = shard_work_flow.with_options(task_runner=runner)(
-        str(run_dir), recipe_path, list(inputs), shard_lines, str(wh.quarantine_dir(run_id)),
-        prior_shards or [], prior_inputs or [])
-    print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
-    print(f"[extract] {assembled['extract']['funnel']}", flush=True)
-    if extra_manifest:
-        (run_dir / "manifest-extra.json").write_text(json.dumps(extra_manifest, indent=2) + "\n")
-    release = None
-    if publish:
-        release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
-        print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}", flush=True)
-    return {"run_id": run_id, "release": release, "ingest": assembled["ingest"], "extract": assembled["extract"],
-            "shards": assembled["shards"], "flow_run_id": str(prefect_run.id)}
+    with run_lock(run_dir, run_id):
+        runner = quiet(task_runner(workers, dask_address))
+        assembled = shard_work_flow.with_options(task_runner=runner)(
+            str(run_dir), recipe_path, list(inputs), shard_lines, str(wh.quarantine_dir(run_id)),
+            prior_shards or [], prior_inputs or [])
+        print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
+        print(f"[extract] {assembled['extract']['funnel']}", flush=True)
+        if extra_manifest:
+            (run_dir / "manifest-extra.json").write_text(json.dumps(extra_manifest, indent=2) + "\n")
+        release = None
+        if publish:
+            release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
+            print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}", flush=True)
+        return {"run_id": run_id, "release": release, "ingest": assembled["ingest"], "extract": assembled["extract"],
+                "shards": assembled["shards"], "flow_run_id": str(prefect_run.id)}
 
 
 @flow(name="express-sharded-build")
@@ -189,7 +198,8 @@ def publish_flow(warehouse: str, run_id: str) -> dict[str, str]:
         raise FileNotFoundError(f"{run_dir}: run not assembled yet; finish it with build-sharded --resume {run_id}")
     extra_file = run_dir / "manifest-extra.json"
     extra = json.loads(extra_file.read_text()) if extra_file.exists() else None
-    return publish_task(str(wh.root), run_id, str(run_dir), str(run_dir / "recipe.json"), assembled, extra)
+    with run_lock(run_dir, run_id):
+        return publish_task(str(wh.root), run_id, str(run_dir), str(run_dir / "recipe.json"), assembled, extra)
 
 
 def task_runner(workers: int = 2, address: str | None = None) -> Any:

@@ -1,4 +1,5 @@
-"""An exclusive file lock (fcntl.flock) so two publishers never write the same dataset at once."""
+"""An exclusive file lock (fcntl.flock) so two publishers never write the same dataset at once,
+and two builds never work on the same run (or two rebuilds on the same dataset)."""
 from __future__ import annotations
 
 import fcntl
@@ -14,8 +15,9 @@ class LockTimeout(TimeoutError):
 
 
 @contextmanager
-def file_lock(path: Path, timeout: float = 900.0, poll: float = 0.1) -> Iterator[None]:
-    """Hold an exclusive lock on `path` (created if missing); released on exit, or when the process dies."""
+def file_lock(path: Path, timeout: float = 900.0, poll: float = 0.1, holder: str = "another publisher") -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing); released on exit, or when the process
+    dies (so a kill -9 never leaves it stale). `timeout=0` fails at once when it is held."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     deadline = time.monotonic() + timeout
@@ -25,8 +27,9 @@ def file_lock(path: Path, timeout: float = 900.0, poll: float = 0.1) -> Iterator
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise LockTimeout(f"{path}: still locked by another publisher after {timeout:.0f}s") from None
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(f"{path}: held by {holder} (pid {_holder_pid(path)})"
+                                      + (f" for more than {timeout:.0f}s" if timeout else "")) from None
                 time.sleep(poll)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
@@ -36,3 +39,11 @@ def file_lock(path: Path, timeout: float = 900.0, poll: float = 0.1) -> Iterator
             fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+def _holder_pid(path: Path) -> str:
+    """The pid the lock's holder wrote into it (for the error message), or '?'."""
+    try:
+        return path.read_text().strip() or "?"
+    except OSError:
+        return "?"

@@ -100,3 +100,33 @@ def test_publish_report_and_card_flows_run_alone_on_a_built_run(prefect_harness,
     card = card_flow(str(wh), "express-demo/v1", str(tmp_path / "card"))
     assert Path(card["readme"]).exists()
     assert len(list((tmp_path / "card" / "data").glob("*.parquet"))) >= 3
+
+
+def test_a_second_rebuild_of_a_dataset_stops_at_once_naming_the_running_one(prefect_harness, demo_dump, tmp_path):
+    import os
+
+    import pytest
+    from flows.rebuild import run_rebuild
+    from warehouse.layout import Warehouse
+    from warehouse.locking import LockTimeout, file_lock
+
+    wh = Warehouse.at(tmp_path / "wh")
+    with file_lock(wh.dataset_dir("express-demo") / ".rebuild.lock"):  # "the first rebuild" is this test
+        with pytest.raises(LockTimeout, match=rf"another rebuild of express-demo \(pid {os.getpid()}\)"):
+            run_rebuild([str(demo_dump)], str(wh.root), str(CONFIG), shard_lines=400, workers=0)
+    assert not list(wh.root.glob("runs/*")), "nothing may be started while another rebuild runs"
+
+
+def test_a_second_build_of_the_same_run_stops_at_once_and_leaves_it_alone(prefect_harness, demo_dump, tmp_path):
+    import os
+
+    import pytest
+    from flows.sharded import run_sharded_build
+    from warehouse.layout import Warehouse
+    from warehouse.locking import LockTimeout, file_lock
+
+    wh = Warehouse.at(tmp_path / "wh")
+    with file_lock(wh.run_dir("run-a") / "run.lock"):
+        with pytest.raises(LockTimeout, match=rf"another build of run run-a \(pid {os.getpid()}\)"):
+            run_sharded_build([str(demo_dump)], str(wh.root), str(CONFIG), 400, run_id="run-a", workers=0)
+        assert not (wh.run_dir("run-a") / "shards").exists()
