@@ -238,6 +238,7 @@ def main() -> int:
     ap.add_argument("--posts", type=int, default=1_000_000)
     ap.add_argument("--shard-lines", type=int, default=50_000)
     ap.add_argument("--profile-sample", type=int, default=20_000)
+    ap.add_argument("--repeat", type=int, default=2, help="builds per worker count (best time reported)")
     ap.add_argument("--workdir", help="where dumps and warehouses go (default: a temporary folder)")
     args = ap.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
@@ -268,8 +269,16 @@ def main() -> int:
           + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
           + f"; sum = {stage_rate:,.0f} posts/s = {max(floors) / stage_rate:.1f}x the floor")
     s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines)
-    s1, rss1, built = timed_build(full, work / "wh-1", 1, args.shard_lines)
-    s2, rss2, _ = timed_build(full, work / "wh-2", 2, args.shard_lines)
+    # builds alternate (1, 2, 1, 2 workers, ...) so a slow spell of this shared host hits both; the
+    # best time of each is reported, and every run is printed
+    runs: dict[int, list[tuple[float, TreeRss, dict]]] = {1: [], 2: []}
+    for k in range(args.repeat):
+        for w in (1, 2):
+            runs[w].append(timed_build(full, work / f"wh-{w}-{k}", w, args.shard_lines))
+    for w in (1, 2):
+        print(f"build runs with {w} worker(s): " + ", ".join(f"{secs:,.0f}s" for secs, _, _ in runs[w]))
+    (s1, _, built), (s2, _, _) = (min(runs[w], key=lambda r: r[0]) for w in (1, 2))
+    rss1, rss2 = (max((r[1] for r in runs[w]), key=lambda x: x.peak) for w in (1, 2))  # worst RSS of each
     floors.append(floor_rate(full)[0])
     floor = max(floors)
     print(f"floor after the builds: {floors[-1]:,.0f} posts/s; best {floor:,.0f}")
@@ -292,7 +301,10 @@ def main() -> int:
                                               "2_workers": rss2.roles_mb()}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
                       "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
                       "stage_seconds": per, "stage_posts_per_s": round(stage_rate),
-                      "floor_runs_posts_per_s": [round(f) for f in floors], "stage_floor_ratio": round(floor / stage_rate, 2), "shard_lines": args.shard_lines,
+                      "floor_runs_posts_per_s": [round(f) for f in floors],
+                      "build_seconds": {"1_worker": [round(r[0], 1) for r in runs[1]],
+                                        "2_workers": [round(r[0], 1) for r in runs[2]]},
+                      "stage_floor_ratio": round(floor / stage_rate, 2), "shard_lines": args.shard_lines,
                       "load_average_before": round(load[0], 2)}))
     return 0
 

@@ -136,9 +136,11 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
-    _warm_gate_imports()  # while a worker assembles: the workers' spaCy models are about to go
+    _warm_gate_imports()  # while the run is assembled; the workers' spaCy models are about to go
     input_entries = prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]
-    return assemble_task.submit(all_shards, input_entries, run_dir, quarantine_dir).result()
+    # here, not on a worker: it only streams record batches, and a worker would first import the
+    # publishing code (seconds) for it
+    return assemble_task(all_shards, input_entries, run_dir, quarantine_dir)
 
 
 def run_lock(run_dir: Path, run_id: str) -> Any:
