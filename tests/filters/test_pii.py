@@ -26,3 +26,19 @@ def test_ordinary_numbers_and_text_are_left_alone():
 def test_scrub_post_blanks_author_and_scrubs_every_text_field():
     p = scrub_post(RawPost(id="1", text="ask u/bob", title="mail a@b.io", selftext="ask u/bob", author="bob"))
     assert (p.text, p.title, p.selftext, p.author) == ("ask [USER]", "mail [EMAIL]", "ask [USER]", "")
+
+
+def test_scrub_post_copies_every_other_field_and_leaves_the_original_alone():
+    from dataclasses import fields
+
+    original = RawPost(id="7", text="Help\n\nmail me at a@b.io ☺️ or www.x.com", subreddit="s", author="bob",
+                       created_utc=5, title="Help", selftext="mail me at a@b.io ☺️ or www.x.com", over_18=True,
+                       score=-2, distinguished="admin", stickied=True, removed_by_category="m", kind="comment",
+                       link_id="t3_x", source="dump", source_file="f.zst", source_line=9, retrieved_on=11,
+                       crosspost_parent="t3_y")
+    before = RawPost(**{f.name: getattr(original, f.name) for f in fields(RawPost)})
+    p = scrub_post(original)
+    assert original == before and p is not original
+    scrubbed = {"text", "title", "selftext", "author"}
+    assert all(getattr(p, f.name) == getattr(original, f.name) for f in fields(RawPost) if f.name not in scrubbed)
+    assert (p.text, p.selftext, p.author) == ("Help\n\nmail me at [EMAIL] ☺️ or [URL]", "mail me at [EMAIL] ☺️ or [URL]", "")
