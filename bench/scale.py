@@ -209,7 +209,7 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as d:
         with ParquetSink(Path(d) / "posts.parquet", RAW_POSTS) as sink, ParquetSink(Path(d) / "keys.parquet", KEYS) as ks:
             for p, k in zip(kept, keys or [None] * len(kept)):
-                sink.write(p.to_row())
+                sink.write_record(p)
                 if k is not None:
                     ks.write({"key": k})
         t0 = clock("write", t0)

@@ -122,7 +122,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
                                     lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
                 if recipe.filters.scrub_pii:
                     post = scrub_post(post)
-                posts.write(post.to_row())
+                posts.write_record(post)
                 if keys is not None:
                     keys.write({"key": dup.key(post)})
     funnel.check(f"filter {s.name}")
