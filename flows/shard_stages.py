@@ -28,7 +28,7 @@ from schemas.funnel import Funnel
 from schemas.records import QUARANTINE, RAW_POSTS, RawPost
 from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, join_comments
-from warehouse.parquet import ParquetSink, iter_rows
+from warehouse.parquet import ParquetSink, iter_rows, iter_tuples
 
 _EXTRACTORS: dict[tuple[int, str], DisclosureExtractor] = {}
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
@@ -217,9 +217,11 @@ def kept_posts(shard: Shard) -> Iterator[RawPost]:
     if done is None:
         raise RuntimeError(f"{shard.path}: dedupe has not finished for this shard")
     dropped = set(done["dropped_rows"])
-    for row, post in enumerate(iter_rows(shard.path / "posts.parquet", EXTRACT_COLUMNS)):
+    for row, values in enumerate(iter_tuples(shard.path / "posts.parquet", EXTRACT_COLUMNS)):
         if row not in dropped:
-            yield RawPost(**post)
+            post_id, text, subreddit, created_utc, source_file, source_line = values  # EXTRACT_COLUMNS
+            yield RawPost(id=post_id, text=text, subreddit=subreddit, created_utc=created_utc,
+                          source_file=source_file, source_line=source_line)
 
 
 def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:

@@ -64,3 +64,11 @@ def iter_rows(path: str | Path, columns: list[str] | None = None) -> Iterator[di
     pf = pq.ParquetFile(path)
     for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns):
         yield from batch.to_pylist()
+
+
+def iter_tuples(path: str | Path, columns: list[str]) -> Iterator[tuple[Any, ...]]:
+    """Rows of a Parquet file as tuples in `columns` order, one record batch at a time: half the
+    cost of dicts for a reader that unpacks them anyway."""
+    pf = pq.ParquetFile(path)
+    for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        yield from zip(*(batch.column(name).to_pylist() for name in columns))

@@ -49,3 +49,15 @@ def test_an_empty_sink_still_writes_a_file_with_the_schema(tmp_path):
         pass
     f = pq.ParquetFile(tmp_path / "empty.parquet")
     assert f.metadata.num_rows == 0 and f.schema_arrow.names == RAW_POSTS.names
+
+
+def test_tuples_read_back_like_rows_in_the_asked_column_order(tmp_path):
+    from warehouse.parquet import iter_tuples
+
+    with ParquetSink(tmp_path / "p.parquet", RAW_POSTS, batch_rows=3) as sink:
+        for post in _posts(8):
+            sink.write_record(post)
+    columns = ["text", "id", "source_line", "over_18"]
+    rows = list(iter_rows(tmp_path / "p.parquet", columns))
+    assert list(iter_tuples(tmp_path / "p.parquet", columns)) == [tuple(r[c] for c in columns) for r in rows]
+    assert [t[1] for t in iter_tuples(tmp_path / "p.parquet", columns)] == [f"p{k}" for k in range(8)]
