@@ -179,7 +179,7 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
     from filters.duplicate_index import KEYS, repeated_rows
     from filters.pii import scrub_post
     from filters.reddit import filters_from_config
-    from flows.shard_stages import EXTRACT_COLUMNS, indexed_duplicates, split_chain
+    from flows.shard_stages import EXTRACT_COLUMNS, freeze_long_lived, indexed_duplicates, split_chain
     from flows.stages import write_extraction
     from schemas.config import Recipe
     from schemas.funnel import Funnel
@@ -227,6 +227,7 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
         write_extraction([RawPost("w", "I feel so sad today.")], ex, recipe, Funnel(), out / "w1.parquet",
                          out / "w2.parquet", out / "w3.parquet")
         ex.prefilter.windows, ex.nlp.pipe, ex.matcher.find = timed_windows, timed_pipe, timed_find
+        freeze_long_lived()  # as a worker does once it has loaded the model
         t0 = time.process_time()
         records = []
         for n, line in iter_lines(dump):
@@ -236,6 +237,8 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
         t0 = clock("read", t0)
         kept = [scrub_post(p) if recipe.filters.scrub_pii else p for p in run_filters(records, stateless, Funnel())]
         keys = [dup.key(p) for p in kept] if dup else []
+        n_posts = len(records)
+        del records  # a shard streams its records: none are held while it extracts
         t0 = clock("filter", t0)
         with ParquetSink(out / "posts.parquet", RAW_POSTS) as sink, ParquetSink(out / "keys.parquet", KEYS) as ks:
             for p, k in zip(kept, keys or [None] * len(kept)):
@@ -252,7 +255,7 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
         extract_all = time.process_time() - t0
     times["extract_rest"] = extract_all - times["prefilter"] - times["spacy"]  # measured in the same pass
     order = ("read", "filter", "write", "dedupe", "prefilter", "spacy", "extract_rest")
-    return {**{k: times[k] for k in order}, **counts, "posts": len(records)}
+    return {**{k: times[k] for k in order}, **counts, "posts": n_posts}
 
 
 def main() -> int:

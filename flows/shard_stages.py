@@ -8,6 +8,7 @@ Each step skips a shard whose marker exists, and returns the counts its marker h
 """
 from __future__ import annotations
 
+import gc
 import shutil
 import time
 from collections.abc import Iterator
@@ -59,7 +60,15 @@ def _extractor(batch_size: int, forms: str) -> DisclosureExtractor:
     """One extractor (spaCy model) per worker process and setting, reused by every shard it runs."""
     if (batch_size, forms) not in _EXTRACTORS:
         _EXTRACTORS[batch_size, forms] = DisclosureExtractor(batch_size=batch_size, forms=forms)
+        freeze_long_lived()
     return _EXTRACTORS[batch_size, forms]
+
+
+def freeze_long_lived() -> None:
+    """Exempt what lives as long as the process (the spaCy model: ~160k objects) from garbage
+    collection; each full collection during extraction otherwise re-scans it (~7 % of the pass)."""
+    gc.collect()
+    gc.freeze()
 
 
 def _timed(result: dict[str, Any], started: float) -> dict[str, Any]:
