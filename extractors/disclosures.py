@@ -75,7 +75,10 @@ class DisclosureExtractor:
         jobs: list[tuple[int, Window]] = []
         chars = 0
         for text in texts:
-            jobs.extend((len(chunk), w) for w in self.prefilter.windows(text))
+            found = self.prefilter.windows(text)
+            if found:  # most texts have none
+                k = len(chunk)
+                jobs.extend((k, w) for w in found)
             chunk.append(text)
             chars += len(text)
             if (len(jobs) >= self.batch_size or chars >= CHUNK_CHARS
