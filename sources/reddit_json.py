@@ -20,6 +20,8 @@ _EXACT = 2**53  # ints up to this size survive int(float(v)) unchanged
 def _int(value: Any) -> int:
     if type(value) is int and -_EXACT <= value <= _EXACT:
         return value  # the usual case, without the float round trip
+    if value is None:
+        return 0  # a missing field, without raising and catching a TypeError
     try:
         return int(float(value))
     except (TypeError, ValueError):
