@@ -8,6 +8,7 @@ straightened and ALL-CAPS words lower-cased, so tags are better and offsets neve
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+
 import regex
 from schemas.lexicon import lexicon_terms
 from schemas.vocabulary import default_vocabulary
