@@ -8,7 +8,6 @@ straightened and ALL-CAPS words lower-cased, so tags are better and offsets neve
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import islice
 
 import regex
 from schemas.lexicon import lexicon_terms
@@ -26,6 +25,9 @@ _ODD_SPACES = "\u00a0\u200b\u200c\u200d\u2060\ufeff\u2009\u200a\u202f\u3000" + "
     chr(c) for c in range(32) if chr(c) != "\n")
 _BLANK = str.maketrans({"*": " ", "_": " ", "~": " ", "`": " ", "’": "'", "‘": "'", "#": " ", ">": " ",
                         **{c: " " for c in _ODD_SPACES}})
+# Bounds of one extraction chunk (texts whose windows are tagged together).
+CHUNK_TEXTS_PER_BATCH = 16
+CHUNK_CHARS = 4_000_000
 _CAPS = regex.compile(r"\b[[:upper:]]{2,}\b")
 
 
@@ -65,19 +67,35 @@ class DisclosureExtractor:
         return auditor.extract(text)
 
     def extract_many(self, texts: Iterable[str]) -> Iterator[list[Disclosure]]:
-        """One disclosure list per input text, in input order; spaCy sees candidate windows only."""
-        it = iter(texts)
-        while chunk := list(islice(it, self.batch_size)):
-            yield from self._extract_chunk(chunk)
+        """One disclosure list per input text, in input order; spaCy sees candidate windows only.
 
-    def _extract_chunk(self, texts: list[str]) -> list[list[Disclosure]]:
+        Texts are gathered until their windows fill one spaCy batch (most texts have none, and
+        spaCy costs a third more in batches of a few windows), at most CHUNK_TEXTS_PER_BATCH
+        batches' worth of texts or CHUNK_CHARS characters, so memory stays bounded."""
+        chunk: list[str] = []
         jobs: list[tuple[int, Window]] = []
-        for k, text in enumerate(texts):
-            jobs.extend((k, w) for w in self.prefilter.windows(text))
+        chars = 0
+        for text in texts:
+            found = self.prefilter.windows(text)
+            if found:  # most texts have none
+                k = len(chunk)
+                jobs.extend((k, w) for w in found)
+            chunk.append(text)
+            chars += len(text)
+            if (len(jobs) >= self.batch_size or chars >= CHUNK_CHARS
+                    or len(chunk) >= CHUNK_TEXTS_PER_BATCH * self.batch_size):
+                yield from self._tag_chunk(chunk, jobs)
+                chunk, jobs, chars = [], [], 0
+        if chunk:
+            yield from self._tag_chunk(chunk, jobs)
+
+    def _tag_chunk(self, texts: list[str], jobs: list[tuple[int, Window]]) -> list[list[Disclosure]]:
+        """Tag the windows `jobs` ((text index, window)) of `texts` and apply the patterns."""
         results: list[list[Disclosure]] = [[] for _ in texts]
         reach: dict[int, ReferenceReach] = {}
         windows = (tagging_text(texts[k][w.start:w.end]) for k, w in jobs)
-        for (k, w), doc in zip(jobs, self.nlp.pipe(windows, batch_size=self.batch_size)):
+        batch = max(self.batch_size, len(jobs))  # one batch per chunk: no small tail batch
+        for (k, w), doc in zip(jobs, self.nlp.pipe(windows, batch_size=batch)):
             for hit in self.matcher.find(doc, w.sentence_start):
                 a = doc[hit.start_token].idx + w.start
                 last = doc[hit.end_token - 1]

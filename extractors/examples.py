@@ -35,7 +35,7 @@ def build_examples(
         funnel.read += 1
         if on_disclosures:
             on_disclosures(post, found)
-        kept = usable(found, cfg.keep_negated)
+        kept = usable(found, cfg.keep_negated) if found else found
         reason = None
         if not found:
             reason = "no_disclosure"

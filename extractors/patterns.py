@@ -104,14 +104,16 @@ class PatternMatcher:
         self.explain = explain  # also yield the lexicon words a rule kept unmasked (for audits)
         self.multi = {tuple(t.replace("-", " - ").split()): t for t in self.terms if " " in t or "-" in t}
         self.multi_len = sorted({len(k) for k in self.multi}, reverse=True)
+        self.multi_first = frozenset(k[0] for k in self.multi)  # most words start none: no slicing
 
     def lexicon_span(self, doc: Doc, i: int) -> int:
         """Token end index of the lexicon word starting at token i, or -1."""
-        for n in self.multi_len:  # "self - conscious", "mixed up"
-            if i + n <= len(doc) and tuple(norm(t) for t in doc[i:i + n]) in self.multi:
-                return i + n
         tok = doc[i]
         low = norm(tok)
+        if low in self.multi_first:
+            for n in self.multi_len:  # "self - conscious", "mixed up"
+                if i + n <= len(doc) and tuple(norm(t) for t in doc[i:i + n]) in self.multi:
+                    return i + n
         if low not in self.terms:
             return -1
         if low in HEDGE_NOUNS and i + 1 < len(doc) and norm(doc[i + 1]) == "of":
@@ -122,8 +124,12 @@ class PatternMatcher:
 
     def find(self, doc: Doc, sentence_start: bool = True) -> Iterator[Hit]:
         seen: set[int] = set()
-        starts = self._sentence_starts(doc, sentence_start)
-        hits = [*self._family1(doc), *self._family2(doc), *self._family3(doc, starts)]
+        # one pass over the tokens; the families scan these strings and touch only their triggers
+        tokens = list(doc)
+        texts = [t.text for t in tokens]
+        norms = [t.lower_.replace("’", "'") for t in tokens]  # norm() of each token
+        starts = self._sentence_starts(texts, sentence_start)
+        hits = [*self._family1(doc, norms), *self._family2(doc, norms), *self._family3(doc, norms, starts)]
         hits.sort(key=lambda h: ":blocked_" in h.rule)  # a masked reading wins over a blocked one
         for hit in hits:
             if hit.start_token not in seen:
@@ -131,22 +137,22 @@ class PatternMatcher:
                 yield hit
 
     @staticmethod
-    def _sentence_starts(doc: Doc, at_start: bool) -> list[int]:
+    def _sentence_starts(texts: list[str], at_start: bool) -> list[int]:
         out = [0] if at_start else []
-        out += [t.i + 1 for t in doc if t.text in {".", "!", "?", "…"} or "\n" in t.text]
+        out += [i + 1 for i, text in enumerate(texts) if text in {".", "!", "?", "…"} or "\n" in text]
         return out
 
     # -- family 1: I + up to 3 words + feel/felt/feeling + a phrase of up to 4 words
-    def _family1(self, doc: Doc) -> Iterator[Hit]:
-        for v in doc:
-            if norm(v) not in VERBS:
+    def _family1(self, doc: Doc, norms: list[str]) -> Iterator[Hit]:
+        for i, low in enumerate(norms):
+            if low not in VERBS:
                 continue
-            subj = self._subject_before(doc, v.i)
+            subj = self._subject_before(doc, i)
             if subj is None:
                 continue
-            negated = self._negated(doc, subj + 1, v.i)
-            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family1", negated, adj_only=False,
-                                    trigger=f"i+{norm(v)}")
+            negated = self._negated(doc, subj + 1, i)
+            yield from self._phrase(doc, i + 1, VERB_PHRASE, "family1", negated, adj_only=False,
+                                    trigger=f"i+{low}")
 
     def _subject_before(self, doc: Doc, verb_i: int) -> int | None:
         """Index of "I" at most GAP words before the verb, when "I" is the verb's subject."""
@@ -178,13 +184,13 @@ class PatternMatcher:
         return _negates([norm(t) for t in doc[start:end]])
 
     # -- family 2: I'm / Im / I am / I was / I have been / I had been + up to 3 words (adjectives)
-    def _family2(self, doc: Doc) -> Iterator[Hit]:
-        for t in doc:
-            if norm(t) != "i":
+    def _family2(self, doc: Doc, norms: list[str]) -> Iterator[Hit]:
+        for i, low in enumerate(norms):
+            if low != "i":
                 continue
-            after = self._be_trigger_end(doc, t.i)
+            after = self._be_trigger_end(doc, i)
             if after is not None:
-                trigger = " ".join(norm(x) for x in doc[t.i:after]).replace(" '", "'").replace("i m", "im")
+                trigger = " ".join(norms[i:after]).replace(" '", "'").replace("i m", "im")
                 yield from self._phrase(doc, after, BE_PHRASE, "family2", False, adj_only=True,
                                         trigger=trigger)
 
@@ -198,9 +204,9 @@ class PatternMatcher:
         return None
 
     # -- family 3: a sentence whose "feeling" has no noun, proper noun or pronoun before it
-    def _family3(self, doc: Doc, starts: list[int]) -> Iterator[Hit]:
-        for v in doc:
-            if norm(v) != "feeling" or v.tag_ != "VBG":
+    def _family3(self, doc: Doc, norms: list[str], starts: list[int]) -> Iterator[Hit]:
+        for i, low in enumerate(norms):
+            if low != "feeling" or (v := doc[i]).tag_ != "VBG":
                 continue  # "the feeling of ..." is a noun, not a disclosure
             begin = max((s for s in starts if s <= v.i), default=None)
             if begin is None:

@@ -33,6 +33,7 @@ class RegexWordPieceTokenizer:
     digits in groups of 3, each punctuation mark one token. No downloads."""
 
     name = "regex-wordpiece-v1"
+    chars_per_token_min = 1  # tokens never overlap and are never empty: at most len(text) of them
     _TOKEN = regex.compile(r"\p{L}{1,6}|\p{N}{1,3}|[^\s\p{L}\p{N}]")
 
     def spans(self, text: str) -> list[Span]:
@@ -102,8 +103,10 @@ class Segmenter:
 
     def segments(self, text: str, disclosures: list[Disclosure]) -> list[Segment]:
         """The post itself when short enough, else one window per group of masks."""
+        if not disclosures or self._surely_short(text):
+            return [Segment(0, len(text), text, list(disclosures))]
         spans = self.tokenizer.spans(text)
-        if len(spans) <= self.cfg.max_tokens or not disclosures:
+        if len(spans) <= self.cfg.max_tokens:
             return [Segment(0, len(text), text, list(disclosures))]
         starts = [s for s, _ in spans]
         ordered = sorted(disclosures, key=lambda d: d.start)
@@ -130,6 +133,11 @@ class Segmenter:
                      for d in inside]
             out.append(Segment(lo, hi, text[lo:hi], moved))
         return out
+
+    def _surely_short(self, text: str) -> bool:
+        """A text of at most max_tokens characters has at most max_tokens tokens when every token
+        covers a character: most posts then need no tokenizing at all."""
+        return getattr(self.tokenizer, "chars_per_token_min", 0) >= 1 and len(text) <= self.cfg.max_tokens
 
     @staticmethod
     def _clip(lo: int, hi: int, first: int, last: int, bounds: list[int], n: int) -> Span:

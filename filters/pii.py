@@ -7,7 +7,8 @@ Order matters: e-mails before URLs (a domain inside an address), URLs before han
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import fields
+from operator import attrgetter
 
 import regex
 
@@ -24,9 +25,12 @@ HANDLE = regex.compile(r"(?<![\w])/?(?:u|user)/[\w-]{2,20}", regex.IGNORECASE)
 PHONE = regex.compile(
     r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)|\d{2,4})[\s.-]?\d{3,4}[\s.-]?\d{3,4}(?![\w])"
 )
+_FIELD_VALUES = attrgetter(*(f.name for f in fields(RawPost)))  # in RawPost's positional order
 PLACEHOLDERS = {"email": "[EMAIL]", "url": "[URL]", "user": "[USER]", "phone": "[PHONE]"}
 # Cheap tests that must pass before a pattern can match: most posts hold no PII, and the full URL
 # pattern (tried at every word) is the slowest step of a shard's filter pass without them.
+# Every phone match ends in two runs of 3+ digits at most one separator apart.
+_PHONE_HINT = regex.compile(r"\d{3}[\s.-]?\d{3}")
 _TLD_HINT = re.compile(r"\.(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b", re.IGNORECASE)
 
 
@@ -48,6 +52,8 @@ def scrub(text: str) -> str:
         text = URL.sub("[URL]", text)
     if "/" in text:
         text = HANDLE.sub("[USER]", text)
+    if _PHONE_HINT.search(text) is None:
+        return text
     return PHONE.sub(_phone, text)
 
 def scrub_post(post: RawPost) -> RawPost:
@@ -64,4 +70,6 @@ def scrub_post(post: RawPost) -> RawPost:
         text = title
     else:
         text = scrub(post.text)
-    return replace(post, text=text, title=title, selftext=selftext, author="")
+    copy = RawPost(*_FIELD_VALUES(post))  # dataclasses.replace costs 4x more, per kept post
+    copy.text, copy.title, copy.selftext, copy.author = text, title, selftext, ""
+    return copy

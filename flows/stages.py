@@ -87,7 +87,7 @@ def ingest(inputs: list[str], run_dir: str, quarantine_dir: str, recipe_path: st
             for post in run_filters(records, chain, funnel, lambda r, why: dropped.write(_quarantine_row("ingest", r, why))):
                 if recipe.filters.scrub_pii:
                     post = scrub_post(post)
-                raw.write(post.to_row())
+                raw.write_record(post)
     except DumpError as exc:
         _write_funnel(run / "ingest_funnel.json", funnel, error=str(exc))
         raise StageError(f"{exc} (read {funnel.read} records before the error; nothing published)") from exc

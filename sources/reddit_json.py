@@ -14,7 +14,14 @@ class NotAPost(ValueError):
     """The object cannot become a RawPost; the message is the quarantine reason."""
 
 
+_EXACT = 2**53  # ints up to this size survive int(float(v)) unchanged
+
+
 def _int(value: Any) -> int:
+    if type(value) is int and -_EXACT <= value <= _EXACT:
+        return value  # the usual case, without the float round trip
+    if value is None:
+        return 0  # a missing field, without raising and catching a TypeError
     try:
         return int(float(value))
     except (TypeError, ValueError):
@@ -22,10 +29,14 @@ def _int(value: Any) -> int:
 
 
 def _str(value: Any) -> str:
+    if type(value) is str:
+        return value
     return "" if value is None else str(value)
 
 
 def _bool(value: Any) -> bool:
+    if type(value) is bool:
+        return value
     if isinstance(value, str):
         return value.strip().lower() in {"true", "1", "yes"}
     return bool(value)
@@ -35,12 +46,13 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
     """Build a RawPost from a submission (title/selftext) or comment (body/link_id)."""
     if not isinstance(obj, dict):
         raise NotAPost("not_an_object")
-    post_id = _str(obj.get("id")).strip()
+    get = obj.get  # once per post: this runs for every line of a dump
+    post_id = _str(get("id")).strip()
     if not post_id:
         raise NotAPost("missing_id")
     is_comment = "body" in obj and "title" not in obj
-    title = _str(obj.get("title"))
-    selftext = _str(obj.get("body") if is_comment else obj.get("selftext"))
+    title = _str(get("title"))
+    selftext = _str(get("body") if is_comment else get("selftext"))
     if is_comment:
         text = selftext
     else:
@@ -50,23 +62,23 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
     return RawPost(
         id=post_id,
         text=text,
-        subreddit=_str(obj.get("subreddit")),
-        author=_str(obj.get("author")),
-        created_utc=_int(obj.get("created_utc")),
+        subreddit=_str(get("subreddit")),
+        author=_str(get("author")),
+        created_utc=_int(get("created_utc")),
         title=title,
         selftext=selftext,
-        over_18=_bool(obj.get("over_18")),
-        score=_int(obj.get("score")),
-        distinguished=_str(obj.get("distinguished")),
-        stickied=_bool(obj.get("stickied")),
-        removed_by_category=_str(obj.get("removed_by_category")),
+        over_18=_bool(get("over_18")),
+        score=_int(get("score")),
+        distinguished=_str(get("distinguished")),
+        stickied=_bool(get("stickied")),
+        removed_by_category=_str(get("removed_by_category")),
         kind="comment" if is_comment else "submission",
-        link_id=_str(obj.get("link_id")),
-        source=_str(obj.get("_express_source")) or source,
+        link_id=_str(get("link_id")),
+        source=_str(get("_express_source")) or source,
         source_file=source_file,
         source_line=source_line,
-        retrieved_on=_int(obj.get("retrieved_on") or obj.get("retrieved_utc")),
-        crosspost_parent=_crosspost_parent(obj),
+        retrieved_on=_int(get("retrieved_on") or get("retrieved_utc")),
+        crosspost_parent=_crosspost_parent(obj) if "crosspost_parent" in obj or "crosspost_parent_list" in obj else "",
     )
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ BATCH_ROWS = 2048
 
 
 class ParquetSink:
-    """Append rows (dicts) to one Parquet file with a fixed schema; always produces a file."""
+    """Append rows (dicts, or records whose attributes are named like the columns) to one Parquet
+    file with a fixed schema; always produces a file."""
 
     def __init__(self, path: str | Path, schema: pa.Schema, batch_rows: int = BATCH_ROWS):
         self.path = Path(path)
@@ -20,18 +22,28 @@ class ParquetSink:
         self.schema = schema
         self.batch_rows = batch_rows
         self.rows = 0
-        self._buf: list[dict[str, Any]] = []
+        self._names = tuple(schema.names)
+        self._buf: list[tuple[Any, ...]] = []  # rows as tuples in column order
+        values = attrgetter(*self._names)
+        self._values = values if len(self._names) > 1 else lambda record: (values(record),)
         self._writer = pq.ParquetWriter(self.path, schema, compression="zstd")
 
     def write(self, row: dict[str, Any]) -> None:
-        self._buf.append(row)
+        """One row as a dict; a missing key is a null."""
+        self._buf.append(tuple(map(row.get, self._names)))
+        if len(self._buf) >= self.batch_rows:
+            self._flush()
+
+    def write_record(self, record: object) -> None:
+        """One row from a record's attributes (e.g. a RawPost): no dict per row, at half the cost."""
+        self._buf.append(self._values(record))
         if len(self._buf) >= self.batch_rows:
             self._flush()
 
     def _flush(self) -> None:
         if self._buf:
-            # column-wise: ~5x cheaper per row than Table.from_pylist (a missing key is a null)
-            columns = {name: [row.get(name) for row in self._buf] for name in self.schema.names}
+            # column-wise: ~5x cheaper per row than Table.from_pylist
+            columns = dict(zip(self._names, zip(*self._buf)))
             self._writer.write_table(pa.Table.from_pydict(columns, schema=self.schema))
             self.rows += len(self._buf)
             self._buf = []
@@ -52,3 +64,11 @@ def iter_rows(path: str | Path, columns: list[str] | None = None) -> Iterator[di
     pf = pq.ParquetFile(path)
     for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns):
         yield from batch.to_pylist()
+
+
+def iter_tuples(path: str | Path, columns: list[str]) -> Iterator[tuple[Any, ...]]:
+    """Rows of a Parquet file as tuples in `columns` order, one record batch at a time: half the
+    cost of dicts for a reader that unpacks them anyway."""
+    pf = pq.ParquetFile(path)
+    for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        yield from zip(*(batch.column(name).to_pylist() for name in columns))

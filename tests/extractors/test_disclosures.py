@@ -75,3 +75,21 @@ def test_extract_bad_line_names_file_and_line(tmp_path, extractor):
     with pytest.raises(InputError, match=r"in.jsonl:2"):
         extract_jsonl(src, tmp_path / "out.jsonl", extractor=extractor)
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_chunk_bounds_do_not_change_what_is_found_or_its_order(extractor, monkeypatch):
+    """extract_many gathers texts until their windows fill a spaCy batch (bounded by text count and
+    characters); wherever the chunks are cut, every text gets the same disclosures, in order."""
+    import extractors.disclosures as mod
+    from extractors.disclosures import DisclosureExtractor
+
+    texts = ["Nothing here.", "I feel so guilty. I'm scared, and feeling hopeless today.", "",
+             "My sister is happy.", "I’m really anxious 😬 about **it**. I felt sad.",
+             "Im happy! " * 40, "I was lonely when I read the message.", "no trigger at all " * 30]
+    texts = texts * 3
+    alone = [extractor.extract(t) for t in texts]
+    assert sum(map(len, alone)) >= 10 and any(not found for found in alone)
+    for batch_size, chars in ((256, 4_000_000), (1, 4_000_000), (3, 4_000_000), (256, 50)):
+        monkeypatch.setattr(mod, "CHUNK_CHARS", chars)
+        chunked = DisclosureExtractor(extractor.terms, extractor.nlp, batch_size=batch_size)
+        assert list(chunked.extract_many(iter(texts))) == alone

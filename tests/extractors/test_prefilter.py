@@ -43,3 +43,24 @@ def test_neutral_synthetic_posts_send_nothing_to_spacy():
     assert sum(bool(w) for w in windows) <= 200 * 0.3  # only look-alikes ("I feel he was sad") open one
     tagged = sum(w.end - w.start for ws in windows for w in ws)
     assert tagged < 0.02 * sum(map(len, posts))
+
+
+def test_ascii_fast_scan_finds_exactly_the_case_insensitive_triggers():
+    """ASCII text is lowercased once and scanned case-sensitively; spans and groups must equal the
+    case-insensitive TRIGGER's, whatever the case, spacing or line breaks."""
+    import random
+
+    from extractors.prefilter import TRIGGER, _triggers
+
+    words = ["I", "i", "I'm", "I M", "Im", "IM", "I am", "I  AM", "I\tWAS", "I\nwas", "I've BEEN", "I ' ve been",
+             "ive been", "I HAD been", "I'd Been", "I d been", "FEEL", "Felt", "feeling", "FEELINGS", "Ifeel",
+             "sad", "so", "happy.", "x_i'm", "2i am", "am", "was", "been", "\n", "-", "'", "I'M'M"]
+    rng = random.Random(3)
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(600)]
+    seen = 0
+    for text in texts:
+        assert text.isascii()
+        fast = [(m.span(), m.span("verb"), m.span("be")) for m in _triggers(text)]
+        assert fast == [(m.span(), m.span("verb"), m.span("be")) for m in TRIGGER.finditer(text)], text
+        seen += len(fast)
+    assert seen > 300

@@ -85,3 +85,24 @@ def test_truncated_zst_error_says_how_far_it_got(tmp_path):
 def test_missing_dump_file_is_a_clear_error(tmp_path):
     with pytest.raises(DumpError, match="no such file"):
         list(read_dump(tmp_path / "RS_1999-01.zst"))
+
+
+def test_typed_values_read_the_same_as_their_lenient_conversion(tmp_path):
+    """The fast paths for values that already have the right type (ints, strs, bools) must give
+    what the lenient conversion gives: int(float(v)) for numbers, str(v) for strings, truthiness."""
+    def lenient_int(v):
+        try:
+            return int(float(v))
+        except (TypeError, ValueError):
+            return 0
+
+    numbers = [0, 7, -3, 2**53, 2**53 + 1, -(2**53) - 1, 10**17 + 1, 7.9, "7", "1e3", "x", None, True, [1]]
+    path = tmp_path / "RS_2020-02.jsonl"
+    path.write_text("\n".join(json.dumps({"id": f"n{k}", "title": "t", "created_utc": v, "score": v,
+                                          "retrieved_on": v, "over_18": v, "stickied": v, "author": v})
+                              for k, v in enumerate(numbers)) + "\n")
+    for post, v in zip(read_dump(path), numbers):
+        assert (post.created_utc, post.score, post.retrieved_on) == (lenient_int(v),) * 3
+        truthy = v.strip().lower() in {"true", "1", "yes"} if isinstance(v, str) else bool(v)
+        assert post.over_18 is truthy and post.stickied is truthy
+        assert post.author == ("" if v is None else str(v))

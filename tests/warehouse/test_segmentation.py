@@ -68,3 +68,30 @@ def test_unknown_tokenizer_is_a_clear_error():
 
     with pytest.raises(ValueError, match="unknown tokenizer"):
         get_tokenizer("nope")
+
+
+def test_posts_not_tokenized_when_short_segment_as_if_they_were():
+    """Texts of at most max_tokens characters skip tokenizing; around that bound (emoji, digits,
+    punctuation, each one token) the segments equal those of a tokenizer without the shortcut."""
+    class Tokenizing:  # the same tokenizer without `chars_per_token_min`: always tokenizes
+        name = "always"
+
+        def spans(self, text):
+            return RegexWordPieceTokenizer().spans(text)
+
+    cfg = SegmentConfig(max_tokens=16, group_tokens=4, half_window=3)
+    fast, slow = Segmenter(cfg), Segmenter(cfg, tokenizer=Tokenizing())
+    seen_whole = seen_split = 0
+    for base, n in ((b, n) for b in ("I feel sad. 😬!! 1234567 ok. Then I was so scared, really scared. End.",
+                                     "I feel sad!!.?!.😬😬😬,,;; I was so scared.") for n in range(10, len(b) + 1)):
+        text = base[:n]
+        start = text.find("sad")
+        ds = [Disclosure(start, start + 3, "sad", "sad", "family1")] if start >= 0 and n >= start + 3 else []
+        if "scared" in text:
+            s = text.index("scared")
+            ds.append(Disclosure(s, s + 6, "scared", "scared", "family2"))
+        segs = fast.segments(text, ds)
+        assert segs == slow.segments(text, ds)
+        seen_whole += len(segs) == 1 and segs[0].text == text and len(text) > cfg.max_tokens
+        seen_split += segs[0].text != text
+    assert seen_whole and seen_split  # both sides of the bound were exercised
