@@ -8,18 +8,20 @@ straightened and ALL-CAPS words lower-cased, so tags are better and offsets neve
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import regex
 from schemas.lexicon import lexicon_terms
 from schemas.vocabulary import default_vocabulary
 from schemas.records import Disclosure
-from spacy.language import Language
 
-from extractors.nlp import load_tagger
 from extractors.patterns import PatternMatcher
 from extractors.prefilter import Prefilter, Window
 from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE, ReferenceReach
 from extractors.vocabulary import label_for
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 _ODD_SPACES = "\u00a0\u200b\u200c\u200d\u2060\ufeff\u2009\u200a\u202f\u3000" + "".join(
     chr(c) for c in range(32) if chr(c) != "\n")
@@ -51,7 +53,11 @@ class DisclosureExtractor:
             raise ValueError(f"forms must be one of {FORMS}, not {forms!r}")
         self.forms = forms  # "reference": only the trigger forms that produced EXPRESS labels
         self.terms = terms if terms is not None else maskable_terms()
-        self.nlp = nlp if nlp is not None else load_tagger()
+        if nlp is None:
+            from extractors.nlp import load_tagger  # spaCy is imported with the model, not with this module
+
+            nlp = load_tagger()
+        self.nlp = nlp
         self.prefilter = Prefilter(self.terms)
         self.matcher = PatternMatcher(self.terms, one_per_phrase=one_per_phrase)
         self.batch_size = batch_size

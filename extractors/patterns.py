@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import regex
-from spacy.tokens import Doc, Token
+
+if TYPE_CHECKING:  # spaCy itself is imported only where a model is loaded (extractors/nlp.py)
+    from spacy.tokens import Doc, Token
 
 VERBS = {"feel", "felt", "feeling"}
 BE = {"m", "'m", "am", "was"}

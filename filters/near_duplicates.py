@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import regex
-from datasketch import MinHash, MinHashLSH
 
 from schemas.records import RawPost
 
@@ -35,10 +34,14 @@ class NearDuplicateFilter:
     shingle_words: int = 3
     name: str = "near_duplicate"
     _template: Any = field(init=False, repr=False)
+    _minhash: Any = field(init=False, repr=False)
     _bands: list[dict[int, int]] = field(init=False, repr=False)
     _sigs: list[np.ndarray] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        from datasketch import MinHash, MinHashLSH  # here: importing it costs ~0.8 s, and most recipes never do
+
+        self._minhash = MinHash
         self._template = MinHash(num_perm=self.num_perm, seed=1)
         # datasketch picks bands x rows; weighted towards few false negatives, candidates are verified.
         probe = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm, weights=(0.05, 0.95))
@@ -47,7 +50,7 @@ class NearDuplicateFilter:
         self._sigs = []
 
     def signature(self, text: str) -> np.ndarray:
-        m = MinHash(num_perm=self.num_perm, permutations=self._template.permutations, scheme=self._template.scheme)
+        m = self._minhash(num_perm=self.num_perm, permutations=self._template.permutations, scheme=self._template.scheme)
         m.update_batch(shingles(text, self.shingle_words))
         return m.hashvalues.astype(np.uint32)
 
