@@ -104,8 +104,9 @@ def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shar
 
 
 def _warm_gate_imports() -> None:
-    """Import Great Expectations (~4-7 s) in a background thread while the run is assembled, so
-    publishing does not wait for it; a failed import resurfaces in the gate."""
+    """Import Great Expectations (~4-7 s) in a background thread of this (otherwise idle) process
+    while the workers extract, so publishing does not wait for it; a failed import resurfaces in the
+    gate. Only the modules (~175 MB) overlap with the workers, never the gate's data."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # as warehouse/gx_adapter.py sets it
 
     def load() -> None:
@@ -135,8 +136,8 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     deduped = dedupe_task.submit(all_shards, recipe_path).result()  # on a worker: its DuckDB memory is not ours
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
+    _warm_gate_imports()  # while the workers extract: publishing then starts at once
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
-    _warm_gate_imports()  # while the run is assembled; the workers' spaCy models are about to go
     input_entries = prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]
     # here, not on a worker: it only streams record batches, and a worker would first import the
     # publishing code (seconds) for it
