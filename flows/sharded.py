@@ -119,11 +119,12 @@ def _warm_gate_imports() -> None:
 
 
 @flow(name="express-shard-work")
-def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lines: int, quarantine_dir: str,
+def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lines: int,
                     prior_shards: list[dict[str, Any]], prior_inputs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Everything of a run up to the assembled tables, on the task runner it is given (Dask): split,
-    filter, dedupe, extract and assemble. A flow of its own so that its workers (each with a spaCy
-    model) are shut down before publishing loads the quality gate: they never hold memory together."""
+    """The per-shard work of a run on the task runner it is given (Dask): split, filter, dedupe,
+    extract; returns the finished shards and the manifest's input entries. A flow of its own so that
+    its workers (each with a spaCy model) are shut down before the run is assembled and the quality
+    gate runs here: the workers and those steps never hold memory at the same time."""
     inputs = order_inputs(list(inputs))  # submissions before comments, as the unsharded ingest reads them
     shards_dir = str(Path(run_dir) / "shards")
     stems = shards.input_stems(inputs)
@@ -138,10 +139,8 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
     _warm_gate_imports()  # while the workers extract: publishing then starts at once
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
-    input_entries = prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]
-    # here, not on a worker: it only streams record batches, and a worker would first import the
-    # publishing code (seconds) for it
-    return assemble_task(all_shards, input_entries, run_dir, quarantine_dir)
+    return {"shards": all_shards,
+            "inputs": prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]}
 
 
 def run_lock(run_dir: Path, run_id: str) -> Any:
@@ -156,14 +155,14 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
               extra_manifest: dict[str, Any] | None = None, publish: bool = True, workers: int = 2,
               dask_address: str | None = None) -> dict[str, Any]:
     """Wire one run (inside a flow): the shard work on `workers` local Dask workers (or the cluster at
-    `dask_address`), then publishing here once those workers are gone. Prior shards (an incremental
+    `dask_address`), then assembling and publishing here once those workers are gone. Prior shards (an incremental
     rebuild's parent) are already filtered: they are replayed through the stateful filters and, when
     their `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
     with run_lock(run_dir, run_id):
         runner = quiet(task_runner(workers, dask_address))
-        assembled = shard_work_flow.with_options(task_runner=runner)(
-            str(run_dir), recipe_path, list(inputs), shard_lines, str(wh.quarantine_dir(run_id)),
-            prior_shards or [], prior_inputs or [])
+        done = shard_work_flow.with_options(task_runner=runner)(
+            str(run_dir), recipe_path, list(inputs), shard_lines, prior_shards or [], prior_inputs or [])
+        assembled = assemble_task(done["shards"], done["inputs"], str(run_dir), str(wh.quarantine_dir(run_id)))
         print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
         print(f"[extract] {assembled['extract']['funnel']}", flush=True)
         if extra_manifest:
