@@ -120,7 +120,8 @@ def _warm_gate_imports() -> None:
 
 @flow(name="express-shard-work")
 def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lines: int,
-                    prior_shards: list[dict[str, Any]], prior_inputs: list[dict[str, Any]]) -> dict[str, Any]:
+                    prior_shards: list[dict[str, Any]], prior_inputs: list[dict[str, Any]],
+                    warm_gate: bool = True) -> dict[str, Any]:
     """The per-shard work of a run on the task runner it is given (Dask): split, filter, dedupe,
     extract; returns the finished shards and the manifest's input entries. A flow of its own so that
     its workers (each with a spaCy model) are shut down before the run is assembled and the quality
@@ -137,7 +138,8 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     deduped = dedupe_task.submit(all_shards, recipe_path).result()  # on a worker: its DuckDB memory is not ours
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
-    _warm_gate_imports()  # while the workers extract: publishing then starts at once
+    if warm_gate:  # while the workers extract: publishing then starts at once
+        _warm_gate_imports()
     _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
     return {"shards": all_shards,
             "inputs": prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]}
@@ -155,13 +157,15 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
               extra_manifest: dict[str, Any] | None = None, publish: bool = True, workers: int = 2,
               dask_address: str | None = None) -> dict[str, Any]:
     """Wire one run (inside a flow): the shard work on `workers` local Dask workers (or the cluster at
-    `dask_address`), then assembling and publishing here once those workers are gone. Prior shards (an incremental
-    rebuild's parent) are already filtered: they are replayed through the stateful filters and, when
-    their `work` folder is new, re-labelled; new inputs are split, filtered and labelled."""
+    `dask_address`), then assembling and publishing here once those workers are gone. Prior shards
+    (an incremental rebuild's parent) are already filtered: they are replayed through the stateful
+    filters and, when their `work` folder is new, re-labelled; new inputs are split, filtered and
+    labelled."""
     with run_lock(run_dir, run_id):
         runner = quiet(task_runner(workers, dask_address))
+        gate = publish and stages.load_saved_recipe(recipe_path).gate.enabled
         done = shard_work_flow.with_options(task_runner=runner)(
-            str(run_dir), recipe_path, list(inputs), shard_lines, prior_shards or [], prior_inputs or [])
+            str(run_dir), recipe_path, list(inputs), shard_lines, prior_shards or [], prior_inputs or [], gate)
         assembled = assemble_task(done["shards"], done["inputs"], str(run_dir), str(wh.quarantine_dir(run_id)))
         print(f"[ingest]  {assembled['ingest']['funnel']}", flush=True)
         print(f"[extract] {assembled['extract']['funnel']}", flush=True)
