@@ -15,6 +15,8 @@ DropSink = Callable[[RawPost, str], None]
 
 
 def usable(disclosures: list[Disclosure], keep_negated: bool) -> list[Disclosure]:
+    if not disclosures:  # most posts: no new list
+        return disclosures
     return [d for d in disclosures if keep_negated or not d.negated]
 
 
@@ -35,7 +37,7 @@ def build_examples(
         funnel.read += 1
         if on_disclosures:
             on_disclosures(post, found)
-        kept = usable(found, cfg.keep_negated) if found else found
+        kept = usable(found, cfg.keep_negated)
         reason = None
         if not found:
             reason = "no_disclosure"

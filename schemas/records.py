@@ -38,9 +38,6 @@ class RawPost:
     retrieved_on: int = 0
     crosspost_parent: str = ""  # fullname of the original post when this one is a crosspost
 
-    def to_row(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _RAW_POST_FIELDS}
-
 
 @dataclass(slots=True)
 class Disclosure:
@@ -86,7 +83,6 @@ class Example:
 
 # Field names, read once: `dataclasses.asdict` deep-copies every value and costs ~10x more per row,
 # which shows at millions of posts.
-_RAW_POST_FIELDS = tuple(f.name for f in fields(RawPost))
 _DISCLOSURE_FIELDS = tuple(f.name for f in fields(Disclosure))
 _EXAMPLE_FIELDS = tuple(f.name for f in fields(Example))
 

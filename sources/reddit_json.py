@@ -78,12 +78,14 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
         source_file=source_file,
         source_line=source_line,
         retrieved_on=_int(get("retrieved_on") or get("retrieved_utc")),
-        crosspost_parent=_crosspost_parent(obj) if "crosspost_parent" in obj or "crosspost_parent_list" in obj else "",
+        crosspost_parent=_crosspost_parent(obj),
     )
 
 
 def _crosspost_parent(obj: dict[str, Any]) -> str:
     """`crosspost_parent` when present, else the first entry of `crosspost_parent_list` (field drift)."""
+    if "crosspost_parent" not in obj and "crosspost_parent_list" not in obj:
+        return ""  # most posts: two dict lookups, no string work
     parent = _str(obj.get("crosspost_parent")).strip()
     if parent:
         return parent
