@@ -2,13 +2,16 @@
 slow end-to-end build (demo corpus -> release) is made once and shared by the tests that read it."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
 _PREFECT_HOME = tempfile.mkdtemp(prefix="express-prefect-")
+atexit.register(shutil.rmtree, _PREFECT_HOME, ignore_errors=True)  # the session's Prefect database
 os.environ["PREFECT_HOME"] = _PREFECT_HOME
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
