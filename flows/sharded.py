@@ -17,7 +17,7 @@ from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
-from prefect.futures import as_completed
+from prefect.futures import as_completed, wait
 from prefect.runtime import flow_run as prefect_run
 
 from flows import assemble, caching, shard_stages, shards, stages
@@ -63,14 +63,42 @@ def _run_parallel(step: str, submitted: list[Any]) -> list[dict[str, Any]]:
     return [f.result() for f in submitted]
 
 
+def _split_and_filter(inputs: list[str], shards_dir: str, stems: dict[str, str], shard_lines: int,
+                      recipe_path: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Split the inputs (one task each) and, while they are being split, submit the filter task of
+    each submission-dump shard as soon as it is written: filtering does not wait for the whole
+    (possibly many-GB) dump to be cut. Returns the splits and the filter futures by shard path."""
+    splits = [split_task.submit(p, shards_dir, stems[p], shard_lines) for p in inputs]
+    streamed = {stems[p]: 0 for p in inputs if not is_comment_input(p)}  # comment shards wait for all NSFW ids
+    filtering: dict[str, Any] = {}
+
+    def submit_ready() -> None:
+        for stem, count in streamed.items():
+            for entry in shards.split_so_far(shards_dir, stem, count):
+                filtering[entry["path"]] = filter_task.submit(entry, recipe_path)
+                streamed[stem] += 1
+
+    while wait(splits, timeout=0.25).not_done:
+        submit_ready()
+    done = [f.result() for f in splits]
+    submit_ready()
+    for sp in done:  # what was submitted early is the start of what the finished split lists
+        early = streamed.get(sp["stem"], 0)  # (0 for a run split before shards had markers)
+        if early > len(sp["shards"]) or [e for e in sp["shards"] if e["path"] in filtering] != sp["shards"][:early]:
+            raise RuntimeError(f"{sp['input']}: the shards written while splitting differ from the split's list")
+    return done, filtering
+
+
 def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[str, Any]],
-                     recipe_path: str) -> None:
-    """Filter submission-dump shards in parallel, each joining its own comments; then, once all
-    their NSFW ids are on disk, comment-dump (`RC_*`) shards and any submission-dump shard with
-    comments that earlier shards' ids could flag (as `express build` would, reading in order)."""
+                     recipe_path: str, filtering: dict[str, Any]) -> None:
+    """Filter submission-dump shards in parallel (`filtering`: those already submitted while
+    splitting), each joining its own comments; then, once all their NSFW ids are on disk,
+    comment-dump (`RC_*`) shards and any submission-dump shard with comments that earlier shards'
+    ids could flag (as `express build` would, reading in order)."""
     posts_first = [s for s in new_shards if not is_comment_input(s["source_file"])]
     comments = [s for s in new_shards if is_comment_input(s["source_file"])]
-    firsts = _run_parallel("filter", [filter_task.submit(s, recipe_path) for s in posts_first])
+    firsts = _run_parallel("filter", [filtering.get(s["path"]) or filter_task.submit(s, recipe_path)
+                                      for s in posts_first])
     earlier = [s for s in prior_shards if not is_comment_input(s["source_file"])]
     second: list[tuple[dict[str, Any], list[str]]] = []
     for s, done in zip(posts_first, firsts):
@@ -129,12 +157,12 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     inputs = order_inputs(list(inputs))  # submissions before comments, as the unsharded ingest reads them
     shards_dir = str(Path(run_dir) / "shards")
     stems = shards.input_stems(inputs)
-    splits = [f.result() for f in [split_task.submit(p, shards_dir, stems[p], shard_lines) for p in inputs]]
+    splits, filtering = _split_and_filter(inputs, shards_dir, stems, shard_lines, recipe_path)
     new_shards = [s for sp in splits for s in sp["shards"]]
     all_shards = prior_shards + new_shards
     print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
           f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
-    _filter_and_join(new_shards, prior_shards, recipe_path)
+    _filter_and_join(new_shards, prior_shards, recipe_path, filtering)
     deduped = dedupe_task.submit(all_shards, recipe_path).result()  # on a worker: its DuckDB memory is not ours
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)

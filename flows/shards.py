@@ -138,10 +138,27 @@ def split_input(path: str, shards_dir: str, stem: str, shard_lines: int) -> dict
     return result
 
 
+def shard_folder(root: Path, stem: str, k: int) -> Path:
+    return root / f"{stem}-{k:05d}"
+
+
 def _shard_entry(root: Path, stem: str, k: int, source: str, first: int, lines: list[bytes]) -> dict[str, Any]:
-    folder = root / f"{stem}-{k:05d}"
+    """Write shard k and its `split.done` marker (its entry), so the flow can filter the shard while
+    the rest of the input is still being split."""
+    folder = shard_folder(root, stem, k)
     digest = _write_shard(folder, lines)
-    return {**Shard(folder, source, first, len(lines)).to_dict(), "sha256": digest}
+    entry = {**Shard(folder, source, first, len(lines)).to_dict(), "sha256": digest}
+    write_marker(folder, "split", entry)
+    return entry
+
+
+def split_so_far(shards_dir: str | Path, stem: str, start: int = 0) -> list[dict[str, Any]]:
+    """Entries of the shards of one input already written, from shard `start` on, in order (the
+    split writes them in order; one left by an interrupted split of the same run is identical)."""
+    found = []
+    while (entry := read_marker(shard_folder(Path(shards_dir), stem, start + len(found)), "split")) is not None:
+        found.append(entry)
+    return found
 
 
 def shard_lines(shard: Shard) -> Iterator[tuple[int, bytes]]:

@@ -108,3 +108,39 @@ def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, d
     assert resumed["funnel"] == json.loads(Path(uninterrupted).read_text())["funnel"]
     f = resumed["funnel"]
     assert f["read"] == f["kept"] + sum(f["dropped"].values()) + f["malformed"]
+
+
+def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(prefect_harness, demo_dump, tmp_path,
+                                                                                 monkeypatch):
+    """The split is slowed (each shard written 0.3 s late) so that it is still running when the
+    first shards are ready; with two task threads their filtering must have finished by then."""
+    from prefect import flow
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from flows import shards
+    from flows.sharded import _split_and_filter
+    from flows.stages import save_recipe
+    from schemas.config import load_recipe
+
+    write_shard = shards._write_shard
+
+    def slow_write(folder, lines):
+        time.sleep(0.3)
+        return write_shard(folder, lines)
+
+    monkeypatch.setattr(shards, "_write_shard", slow_write)
+    recipe = tmp_path / "recipe.json"
+    save_recipe(load_recipe(CONFIG), recipe)
+    root = tmp_path / "run" / "shards"
+
+    @flow(name="split-and-filter", task_runner=ThreadPoolTaskRunner(max_workers=2))
+    def split_and_filter():
+        splits, filtering = _split_and_filter([str(demo_dump)], str(root), {str(demo_dump): "demo"}, 150,
+                                              str(recipe))
+        return splits, [f.result() for f in filtering.values()]
+
+    (split,), filtered = split_and_filter()
+    assert len(split["shards"]) >= 4 and len(filtered) == len(split["shards"])
+    split_end = (root / "split-demo.done").stat().st_mtime_ns
+    first_filtered = (Path(split["shards"][0]["path"]) / "filter.done").stat().st_mtime_ns
+    assert first_filtered < split_end

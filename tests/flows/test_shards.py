@@ -6,7 +6,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from flows.shard_stages import dedupe_shards, filter_shard, kept_posts
-from flows.shards import input_stems, read_marker, shard_lines, split_input, Shard
+from flows.shards import input_stems, read_marker, shard_lines, split_input, split_so_far, Shard
 from flows.stages import save_recipe
 from schemas.config import load_recipe
 
@@ -41,6 +41,19 @@ def test_split_names_shards_deterministically_and_keeps_original_line_numbers(tm
     before = marker.stat().st_mtime_ns
     assert split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10) == out
     assert marker.stat().st_mtime_ns == before
+
+
+def test_each_shard_is_listed_by_its_own_marker_as_soon_as_it_is_written(tmp_path):
+    """What lets the flow filter a shard while the rest of the input is still being split."""
+    dump = _dump(tmp_path, [_post(i, f"post {i}") for i in range(25)])
+    root = tmp_path / "shards"
+    assert split_so_far(root, "RS_2030-01") == []
+    out = split_input(str(dump), str(root), "RS_2030-01", 10)
+    assert split_so_far(root, "RS_2030-01") == out["shards"]
+    assert split_so_far(root, "RS_2030-01", start=1) == out["shards"][1:]
+    # an interrupted split: only the shards written (in order) are listed
+    (root / "RS_2030-01-00001" / "split.done").unlink()
+    assert split_so_far(root, "RS_2030-01") == out["shards"][:1]
 
 
 def test_inputs_sharing_a_stem_get_distinct_shard_names():
