@@ -144,3 +144,22 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
     split_end = (root / "split-demo.done").stat().st_mtime_ns
     first_filtered = (Path(split["shards"][0]["path"]) / "filter.done").stat().st_mtime_ns
     assert first_filtered < split_end
+
+
+def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_nothing(prefect_harness, demo_dump,
+                                                                                       tmp_path):
+    """Shards written before the damage may already be filtered (filtering starts during the
+    split); the build still stops with the dump's name and no release or catalog view appears."""
+    from flows.sharded import run_sharded_build
+    from sources.dumps import DumpError
+    from warehouse.catalog import list_views
+    from warehouse.layout import Warehouse
+
+    broken = tmp_path / "RS_2024-01.zst"
+    data = demo_dump.read_bytes()
+    broken.write_bytes(data[: len(data) * 3 // 4])
+    wh = tmp_path / "wh"
+    with pytest.raises(DumpError, match=r"RS_2024-01\.zst.*truncated"):
+        run_sharded_build([str(broken)], str(wh), CONFIG, shard_lines=100, workers=0)
+    assert not list(wh.glob("express-demo/v*"))
+    assert list_views(Warehouse.at(wh)) == []
