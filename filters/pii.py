@@ -31,11 +31,18 @@ PLACEHOLDERS = {"email": "[EMAIL]", "url": "[URL]", "user": "[USER]", "phone": "
 # pattern (tried at every word) is the slowest step of a shard's filter pass without them.
 # Every phone match ends in two runs of 3+ digits at most one separator apart.
 _PHONE_HINT = regex.compile(r"\d{3}[\s.-]?\d{3}")
-_TLD_HINT = re.compile(r"\.(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b", re.IGNORECASE)
+_TLD = r"\.(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b"
+_TLD_HINT = re.compile(_TLD, re.IGNORECASE)
+_TLD_HINT_LOWER = re.compile(_TLD)  # on lowered ASCII text: same matches, 3x cheaper than IGNORECASE
 
 
 def _may_hold_url(text: str) -> bool:
-    return "://" in text or "www." in text.lower() or _TLD_HINT.search(text) is not None
+    if "://" in text:
+        return True
+    if text.isascii():  # lower() folds ASCII exactly as IGNORECASE does; other scripts keep the slow path
+        low = text.lower()
+        return "www." in low or _TLD_HINT_LOWER.search(low) is not None
+    return "www." in text.lower() or _TLD_HINT.search(text) is not None
 
 def _phone(m: regex.Match) -> str:
     """Only digit runs of phone length (7-15 digits) are phone numbers; years and counts are not."""

@@ -133,8 +133,8 @@ def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shar
 
 def _warm_gate_imports() -> None:
     """Import Great Expectations (~4-7 s) in a background thread of this (otherwise idle) process
-    while the workers extract, so publishing does not wait for it; a failed import resurfaces in the
-    gate. Only the modules (~175 MB) overlap with the workers, never the gate's data."""
+    while the cluster dedupes and extracts, so publishing does not wait for it; a failed import
+    resurfaces in the gate. Only the modules (~175 MB) overlap with the workers, never the gate's data."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # as warehouse/gx_adapter.py sets it
 
     def load() -> None:
@@ -163,12 +163,15 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
           f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
     _filter_and_join(new_shards, prior_shards, recipe_path, filtering)
-    deduped = dedupe_task.submit(all_shards, recipe_path).result()  # on a worker: its DuckDB memory is not ours
+    dedupe = dedupe_task.submit(all_shards, recipe_path)  # on a worker: its DuckDB memory is not ours
+    # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
+    extracts = [extract_task.submit(s, recipe_path, wait_for=[dedupe]) for s in all_shards]
+    if warm_gate:  # while a worker dedupes and the other idles: publishing then starts at once
+        _warm_gate_imports()
+    deduped = dedupe.result()
     print(f"[dedupe] {sum(d['funnel']['read'] for d in deduped):,} posts through the stateful filters "
           f"({sum(d.get('skipped', False) for d in deduped)} shards replayed)", flush=True)
-    if warm_gate:  # while the workers extract: publishing then starts at once
-        _warm_gate_imports()
-    _run_parallel("extract", [extract_task.submit(s, recipe_path) for s in all_shards])
+    _run_parallel("extract", extracts)
     return {"shards": all_shards,
             "inputs": prior_inputs + [stages.input_record(sp["input"], sp["sha256"]) for sp in splits]}
 

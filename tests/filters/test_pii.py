@@ -60,10 +60,31 @@ def test_cheap_hints_never_skip_a_pattern_that_would_have_matched():
               "555\u00a0123\u00a04567", "٥٥٥-١٢٣-٤٥٦٧", "１２３４５６７８", "123.456.7890", "12 34 56", "1234567",
               "in 2019 I was 25", "id 123456", "a+1 234 567 8901", "mail me: a.b+c@mail.co.uk", "see WWW.Example.COM/x",
               "https://t.co/abc?x=1.", "reddit.com/u/someone", "ask /u/bob_22 or u/x", "I’m **so** sad 😬 #1",
-              "~~struck~~ `code`", "\n\n", " ", "—", "…", "5", "55", "555", "-", "."]
+              "~~struck~~ `code`", "site.CoM.", "x.İnfo", "a.u\u212a", "Www.x", "\n\n", " ", "—", "…", "5", "55", "555", "-", "."]
     rng = random.Random(11)
     texts = pieces + ["".join(rng.choice(pieces) + rng.choice(["", " ", "\n", ".", "-"]) for _ in range(rng.randint(2, 6)))
                       for _ in range(400)]
     assert any(scrub(t) != t for t in texts) and any("[PHONE]" in scrub(t) for t in texts)
     for text in texts:
         assert scrub(text) == unconditional(text), text
+
+
+def test_url_hint_on_lowered_ascii_text_agrees_with_the_case_insensitive_hint():
+    """The URL hint lowers ASCII texts and searches case-sensitively (cheaper); on seeded random
+    strings dense in TLD letters of both cases, dots, slashes and non-ASCII look-alikes (Kelvin
+    sign, dotted capital I) it must say exactly what the case-insensitive form says."""
+    import random
+
+    from filters.pii import _TLD_HINT, _may_hold_url
+
+    def case_insensitive(text):
+        return "://" in text or "www." in text.lower() or _TLD_HINT.search(text) is not None
+
+    pieces = [".", ".", "com", "CoM", "cOm", "co", "Co", "uk", "UK", "u\u212a", "io", "\u0130o", "info", "\u0130nfo",
+              "gov", "Gg", "tV", "edu", "www", "WwW", ":/", "/", ":", " ", "-", "_", "x", "1", "é", "m", "s"]
+    rng = random.Random(5)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 7))) for _ in range(30_000)]
+    said = [_may_hold_url(t) for t in texts]
+    assert said == [case_insensitive(t) for t in texts]
+    assert sum(said) > 1_000 and len(texts) - sum(said) > 1_000
+    assert sum(1 for t, s in zip(texts, said) if s and t.isascii() and "://" not in t) > 500
