@@ -18,6 +18,7 @@ import threading
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import psutil
 import zstandard
@@ -79,6 +80,28 @@ def floor_rate(path: Path) -> tuple[float, int]:
             json.loads(line)
             n += 1
     return n / (time.perf_counter() - started), n
+
+
+def _probe_loop(cpu: int, seconds: float) -> float:
+    """Million pure-Python loop steps per second on one pinned CPU."""
+    os.sched_setaffinity(0, {cpu})
+    started, n = time.perf_counter(), 0
+    while time.perf_counter() - started < seconds:
+        for _ in range(10_000):
+            n += 1
+    return round(n / seconds / 1e6, 1)
+
+
+def host_probe(seconds: float = 1.0) -> dict[str, Any]:
+    """How fast this (shared) host's first two CPUs run a fixed loop right now: each alone, then both
+    at once. Printed before every build, so a build timed during a slow spell shows as one."""
+    import multiprocessing
+
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    with multiprocessing.get_context("fork").Pool(len(cpus)) as pool:
+        alone = [pool.apply(_probe_loop, (c, seconds)) for c in cpus]
+        both = pool.starmap(_probe_loop, [(c, seconds) for c in cpus])
+    return {"alone": alone, "together": both}
 
 
 class TreeRss:
@@ -148,6 +171,9 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int) -> 
     result = warehouse.parent / f"{warehouse.name}.result.json"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--build-only", str(dump), str(warehouse), str(workers),
            str(shard_lines), str(result)]
+    probe = host_probe()
+    print(f"host probe before the {workers}-worker build (M loop steps/s per CPU): alone {probe['alone']}, "
+          f"together {probe['together']}", flush=True)
     started = time.perf_counter()
     proc = subprocess.Popen(cmd)
     with TreeRss(proc.pid) as rss:
@@ -155,7 +181,7 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int) -> 
     seconds = time.perf_counter() - started
     if code != 0:
         raise RuntimeError(f"build of {dump} with {workers} worker(s) failed (exit {code})")
-    return seconds, rss, json.loads(result.read_text())
+    return seconds, rss, {**json.loads(result.read_text()), "host_probe": probe}
 
 
 def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str) -> int:
@@ -305,6 +331,11 @@ def main() -> int:
             runs[w].append(timed_build(full, work / f"wh-{w}-{k}", w, args.shard_lines))
     for w in (1, 2):
         print(f"build runs with {w} worker(s): " + ", ".join(f"{secs:,.0f}s" for secs, _, _ in runs[w]))
+    pairs = [round(a[0] / b[0], 3) for a, b in zip(runs[1], runs[2])]  # each 1-worker build / the 2-worker build after it
+    probes = [r[2]["host_probe"] for w in (1, 2) for r in runs[w]]
+    alone = [x for p in probes for x in p["alone"]]
+    print(f"speedup of each (1-worker, 2-worker) pair of builds: {pairs}; host probe per CPU alone ranged "
+          f"{min(alone)}-{max(alone)} M steps/s over the builds")
     (s1, _, built), (s2, _, _) = (min(runs[w], key=lambda r: r[0]) for w in (1, 2))
     rss1, rss2 = (max((r[1] for r in runs[w]), key=lambda x: x.peak) for w in (1, 2))  # worst RSS of each
     floors.append(floor_rate(full)[0])
@@ -333,6 +364,9 @@ def main() -> int:
                       "build_seconds": {"1_worker": [round(r[0], 1) for r in runs[1]],
                                         "2_workers": [round(r[0], 1) for r in runs[2]]},
                       "stage_floor_ratio": round(floor / stage_rate, 2), "shard_lines": args.shard_lines,
+                      "speedup_pairs": pairs,
+                      "host_probe": {"1_worker": [r[2]["host_probe"] for r in runs[1]],
+                                     "2_workers": [r[2]["host_probe"] for r in runs[2]]},
                       "load_average_before": round(load[0], 2)}))
     return 0
 
