@@ -4,6 +4,7 @@ stage (read, filter, prefilter, spaCy, write) on a sample. Prints figures, then 
 
     .venv/bin/python bench/scale.py --posts 50000          # quick, while the machine is shared
     .venv/bin/python bench/scale.py                        # the full 1,000,000 posts
+    .venv/bin/python bench/scale.py --config configs/dumps.toml --posts 100000   # a real recipe
 """
 from __future__ import annotations
 
@@ -165,12 +166,13 @@ class TreeRss:
         return out
 
 
-def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int) -> tuple[float, TreeRss, dict]:
+def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int,
+                config: str | None = None) -> tuple[float, TreeRss, dict]:
     """One sharded build in a fresh Python process (as `express build-sharded` runs), so the RSS
     sampled is the build's alone (flow process + Dask workers), not this script's."""
     result = warehouse.parent / f"{warehouse.name}.result.json"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--build-only", str(dump), str(warehouse), str(workers),
-           str(shard_lines), str(result)]
+           str(shard_lines), str(result)] + ([config] if config else [])
     probe = host_probe()
     print(f"host probe before the {workers}-worker build (M loop steps/s per CPU): alone {probe['alone']}, "
           f"together {probe['together']}", flush=True)
@@ -184,19 +186,20 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int) -> 
     return seconds, rss, {**json.loads(result.read_text()), "host_probe": probe}
 
 
-def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str) -> int:
+def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str,
+                config: str | None = None) -> int:
     """Child side of timed_build."""
     from flows.sharded import run_sharded_build
 
-    built = run_sharded_build([dump], warehouse, None, int(shard_lines), workers=int(workers))
+    built = run_sharded_build([dump], warehouse, config, int(shard_lines), workers=int(workers))
     Path(result).write_text(json.dumps(built, default=str))
     return 0
 
 
-def stage_profile(dump: Path, sample: int) -> dict[str, float]:
+def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[str, float]:
     """CPU seconds per stage for the first `sample` lines, in one process, doing what a shard's
-    passes do: read (decompress + parse), filter (stateless filters, PII scrub, duplicate keys),
-    write (posts + keys Parquet), dedupe (the DuckDB key query), then one extraction pass split into
+    passes do: read (decompress + parse), filter (stateless filters, PII scrub, duplicate keys and
+    near-duplicate signatures), write (posts + keys Parquet), dedupe (the DuckDB key query), then one extraction pass split into
     prefilter, spaCy (tagging + patterns on the prefilter's windows) and extract_rest (reading the
     kept posts back, hits, examples, segmentation, writing). One-off costs a worker pays once (the
     first Arrow conversion imports pandas, ~0.4 s) are paid before the clock starts."""
@@ -205,18 +208,19 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
     from filters.duplicate_index import KEYS, repeated_rows
     from filters.pii import scrub_post
     from filters.reddit import filters_from_config
-    from flows.shard_stages import EXTRACT_COLUMNS, freeze_long_lived, indexed_duplicates, split_chain
+    from flows.shard_stages import (EXTRACT_COLUMNS, first_objection, freeze_long_lived, indexed_duplicates,
+                                    near_duplicates, split_chain)
     from flows.stages import write_extraction
-    from schemas.config import Recipe
+    from schemas.config import Recipe, load_recipe
     from schemas.funnel import Funnel
     from schemas.records import RAW_POSTS, RawPost
     from sources.dumps import iter_lines, parse_line
     from warehouse.parquet import ParquetSink, iter_tuples
 
-    recipe = Recipe()
+    recipe = load_recipe(config) if config else Recipe()
     ex = DisclosureExtractor(batch_size=recipe.extract.batch_size, forms=recipe.extract.forms)
     stateless, stateful = split_chain(filters_from_config(recipe.filters))
-    dup = indexed_duplicates(stateful)
+    dup, near = indexed_duplicates(stateful), near_duplicates(stateful)
     times: dict[str, float] = {"prefilter": 0.0, "spacy": 0.0}
     counts = {"candidate_windows": 0}
 
@@ -263,6 +267,7 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
         t0 = clock("read", t0)
         kept = [scrub_post(p) if recipe.filters.scrub_pii else p for p in run_filters(records, stateless, Funnel())]
         keys = [dup.key(p) for p in kept] if dup else []
+        sigs = [near.signature(p.text) for p in kept] if near else []  # near-duplicate signatures, per shard
         n_posts = len(records)
         del records  # a shard streams its records: none are held while it extracts
         t0 = clock("filter", t0)
@@ -272,7 +277,11 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
                 if k is not None:
                     ks.write({"key": k})
         t0 = clock("write", t0)
-        dropped = set(repeated_rows([out / "keys.parquet"], out / "spill").get(0, [])) if dup else set()
+        if dup or not stateful:
+            dropped = set(repeated_rows([out / "keys.parquet"], out / "spill").get(0, [])) if dup else set()
+        else:  # other stateful filters (near duplicates): replayed in order in Python, as dedupe_shards does
+            dropped = {row for row, p in enumerate(kept)
+                       if first_objection(stateful, p, near, sigs[row] if sigs else None) is not None}
         del kept
         t0 = clock("dedupe", t0)
         back = (RawPost(id=v[0], text=v[1], subreddit=v[2], created_utc=v[3], source_file=v[4], source_line=v[5])
@@ -285,7 +294,7 @@ def stage_profile(dump: Path, sample: int) -> dict[str, float]:
 
 
 def main() -> int:
-    if len(sys.argv) == 7 and sys.argv[1] == "--build-only":
+    if len(sys.argv) in (7, 8) and sys.argv[1] == "--build-only":
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
         return _build_only(*sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -294,6 +303,8 @@ def main() -> int:
     ap.add_argument("--profile-sample", type=int, default=20_000)
     ap.add_argument("--repeat", type=int, default=2, help="builds per worker count (best time reported)")
     ap.add_argument("--workdir", help="where dumps and warehouses go (default: a temporary folder)")
+    ap.add_argument("--config", help="recipe TOML to build with (default: the built-in defaults, no language "
+                                     "or near-duplicate filter), e.g. configs/dumps.toml")
     args = ap.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
     from flows import prefect_env
@@ -316,19 +327,20 @@ def main() -> int:
     floors = [floor_rate(full)[0] for _ in range(3)]
     print(f"floor (decompress + json.loads, 1 core): {max(floors):,.0f} posts/s (runs: "
           + ", ".join(f"{f:,.0f}" for f in floors) + ")")
-    prof = stage_profile(full, args.profile_sample)
+    config = str(Path(args.config).resolve()) if args.config else None
+    prof = stage_profile(full, args.profile_sample, config)
     per = {k: round(v, 3) for k, v in prof.items() if k not in ("posts", "candidate_windows")}
     stage_rate = prof["posts"] / sum(per.values())
     print(f"stages on {prof['posts']:,} posts ({int(prof['candidate_windows']):,} windows sent to spaCy), CPU s: "
           + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
           + f"; sum = {stage_rate:,.0f} posts/s = {max(floors) / stage_rate:.1f}x the floor")
-    s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines)
+    s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines, config)
     # builds alternate (1, 2, 1, 2 workers, ...) so a slow spell of this shared host hits both; the
     # best time of each is reported, and every run is printed
     runs: dict[int, list[tuple[float, TreeRss, dict]]] = {1: [], 2: []}
     for k in range(args.repeat):
         for w in (1, 2):
-            runs[w].append(timed_build(full, work / f"wh-{w}-{k}", w, args.shard_lines))
+            runs[w].append(timed_build(full, work / f"wh-{w}-{k}", w, args.shard_lines, config))
     for w in (1, 2):
         print(f"build runs with {w} worker(s): " + ", ".join(f"{secs:,.0f}s" for secs, _, _ in runs[w]))
     pairs = [round(a[0] / b[0], 3) for a, b in zip(runs[1], runs[2])]  # each 1-worker build / the 2-worker build after it
@@ -367,7 +379,7 @@ def main() -> int:
                       "speedup_pairs": pairs,
                       "host_probe": {"1_worker": [r[2]["host_probe"] for r in runs[1]],
                                      "2_workers": [r[2]["host_probe"] for r in runs[2]]},
-                      "load_average_before": round(load[0], 2)}))
+                      "config": args.config, "load_average_before": round(load[0], 2)}))
     return 0
 
 

@@ -55,7 +55,10 @@ class NearDuplicateFilter:
         return m.hashvalues.astype(np.uint32)
 
     def check(self, post: RawPost) -> str | None:
-        sig = self.signature(post.text)
+        return self.check_signature(self.signature(post.text))
+
+    def check_signature(self, sig: np.ndarray) -> str | None:
+        """`check` for a post whose signature was computed already (in parallel, per shard)."""
         keys = [hash(sig[i * self._r:(i + 1) * self._r].tobytes()) for i in range(self._b)]
         for band, key in zip(self._bands, keys):
             other = band.get(key)

@@ -1,7 +1,8 @@
 """Per-shard build steps as plain functions over paths (no Prefect here; flows/sharded.py wires them).
 
 filter_shard (parallel): parse + comment join + stateless filters -> posts.parquet, quarantine-ingest.parquet,
-    nsfw-submissions.txt (comment dumps' shards run after, with every submission shard's ids)
+    nsfw-submissions.txt (comment dumps' shards run after, with every submission shard's ids), and the
+    stateful filters' per-post work: dup-keys.parquet, near-signatures.npy (MinHash of each kept post)
 dedupe_shards (sequential, shard order): stateful filters -> dropped rows, quarantine-dedupe.parquet
 extract_shard (parallel): disclosures on kept posts -> examples.parquet, disclosures.parquet, ...
 Each step skips a shard whose marker exists, and returns the counts its marker holds.
@@ -17,10 +18,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from extractors.disclosures import DisclosureExtractor
+import numpy as np
 import pyarrow.parquet as pq
 
 from filters.base import Filter, run_filters
 from filters.duplicate_index import KEYS, KEYS_FILE, repeated_rows
+from filters.near_duplicates import NearDuplicateFilter
 from filters.pii import scrub_post
 from filters.reddit import ExactDuplicateFilter, filters_from_config
 from flows.shards import Shard, commit, read_marker, shard_lines, tmp_name, write_marker
@@ -33,6 +36,10 @@ from warehouse.parquet import ParquetSink, iter_rows, iter_tuples
 
 _EXTRACTORS: dict[tuple[int, str], DisclosureExtractor] = {}
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
+# MinHash signature (uint32 x num_perm) of every kept post, row-aligned with posts.parquet: computing
+# it is most of the near-duplicate filter's cost (~0.3 ms a post), done here in parallel so the
+# in-order dedupe only looks up LSH bands
+NEAR_SIGNATURES = "near-signatures.npy"
 # What the stateful filters (duplicates: the text) and their quarantine rows read of a post;
 # reading only these keeps the sequential dedupe pass cheap.
 DEDUPE_COLUMNS = ["id", "text", "source_file", "source_line"]
@@ -48,6 +55,34 @@ def is_stateful(f: Filter) -> bool:
 
 def split_chain(chain: list[Filter]) -> tuple[list[Filter], list[Filter]]:
     return [f for f in chain if not is_stateful(f)], [f for f in chain if is_stateful(f)]
+
+
+def near_duplicates(stateful: list[Filter]) -> NearDuplicateFilter | None:
+    return next((f for f in stateful if isinstance(f, NearDuplicateFilter)), None)
+
+
+def near_signatures(shard: Shard, near: NearDuplicateFilter | None, rows: int) -> np.ndarray | None:
+    """The shard's precomputed signatures (memory-mapped), or None without a near-duplicate filter
+    or for a shard filtered before they were written (dedupe then computes them from the text)."""
+    path = shard.path / NEAR_SIGNATURES
+    if near is None or not path.exists():
+        return None
+    sigs = np.load(path, mmap_mode="r")
+    if sigs.shape != (rows, near.num_perm) or sigs.dtype != np.uint32:
+        raise ValueError(f"{path}: signatures of shape {sigs.shape} {sigs.dtype} do not match {rows} kept posts "
+                         f"x {near.num_perm} permutations; delete the shard's filter.done to redo it")
+    return sigs
+
+
+def first_objection(stateful: list[Filter], post: RawPost, near: NearDuplicateFilter | None,
+                    sig: np.ndarray | None) -> str | None:
+    """The reason of the first stateful filter that drops `post` (None: kept); the near-duplicate
+    filter uses the precomputed signature when there is one."""
+    for f in stateful:
+        reason = f.check_signature(np.array(sig)) if f is near and sig is not None else f.check(post)
+        if reason is not None:
+            return reason
+    return None
 
 
 def indexed_duplicates(stateful: list[Filter]) -> ExactDuplicateFilter | None:
@@ -112,6 +147,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
     recipe = load_saved_recipe(recipe_path)
     stateless, stateful = split_chain(filters_from_config(recipe.filters))
     dup = indexed_duplicates(stateful)
+    near = near_duplicates(stateful)
     flags = SubmissionFlags()
     for f in nsfw_files or []:
         with open(f) as fh:
@@ -119,7 +155,9 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
     funnel = Funnel()
     posts_path, quarantine_path = s.path / "posts.parquet", s.path / "quarantine-ingest.parquet"
     ids_path, keys_path = s.path / NSFW_IDS, s.path / KEYS_FILE
-    outputs = [posts_path, quarantine_path, ids_path] + ([keys_path] if dup else [])
+    sigs_path = s.path / NEAR_SIGNATURES
+    outputs = [posts_path, quarantine_path, ids_path] + ([keys_path] if dup else []) + ([sigs_path] if near else [])
+    sigs: list[np.ndarray] = []
     with open(tmp_name(ids_path), "w") as ids, ExitStack() as stack:
         keys = stack.enter_context(ParquetSink(tmp_name(keys_path), KEYS)) if dup else None
         records = (parse_line(line, s.source_file, n, "dump") for n, line in shard_lines(s) if line.strip())
@@ -134,6 +172,10 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
                 posts.write_record(post)
                 if keys is not None:
                     keys.write({"key": dup.key(post)})
+                if near is not None:
+                    sigs.append(near.signature(post.text))
+    if near is not None:
+        np.save(tmp_name(sigs_path), np.array(sigs, dtype=np.uint32).reshape(len(sigs), near.num_perm))
     funnel.check(f"filter {s.name}")
     commit(outputs)
     result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "comments_joined": flags.joined,
@@ -151,14 +193,16 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
     dup = indexed_duplicates(stateful)
     if dup is not None and all((Path(d["path"]) / KEYS_FILE).exists() for d in shards):
         return _dedupe_by_index(shards, dup.name)
+    near = near_duplicates(stateful)
     results = []
     for d in shards:
         s = Shard.from_dict(d)
         done = read_marker(s.path, "dedupe")
         posts = (RawPost(**row) for row in iter_rows(s.path / "posts.parquet", DEDUPE_COLUMNS))
+        sigs = near_signatures(s, near, pq.ParquetFile(s.path / "posts.parquet").metadata.num_rows)
         if done is not None:
-            for post in posts:
-                next((r for f in stateful if (r := f.check(post)) is not None), None)
+            for row, post in enumerate(posts):
+                first_objection(stateful, post, near, None if sigs is None else sigs[row])
             results.append({**done, "skipped": True})
             continue
         started = time.perf_counter()
@@ -167,7 +211,7 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
         with ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
             for row, post in enumerate(posts):
                 funnel.read += 1
-                reason = next((r for f in stateful if (r := f.check(post)) is not None), None)
+                reason = first_objection(stateful, post, near, None if sigs is None else sigs[row])
                 if reason is None:
                     funnel.kept += 1
                 else:

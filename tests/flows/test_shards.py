@@ -171,3 +171,47 @@ def test_duplicate_index_finds_repeats_under_a_small_memory_limit(tmp_path):
         files.append(path)
     assert repeated_rows(files, tmp_path / "spill", memory_limit="20MB") == expected
     assert list(expected) == [3] and len(expected[3]) == 10_000
+
+
+def test_near_duplicate_signatures_made_while_filtering_drop_the_same_rows_as_computing_them_in_dedupe(tmp_path):
+    """With the near-duplicate filter on, each shard's filter step stores the MinHash signature of
+    every kept post (near-signatures.npy, row-aligned with posts.parquet) so the in-order dedupe only
+    looks up bands; it must drop exactly the rows it drops when it computes them from the text (as for
+    shards filtered before signatures were stored), including near copies one and two shards back."""
+    import dataclasses
+
+    import numpy as np
+    import pytest
+
+    story = ("I feel so guilty about missing my sister's graduation last weekend because work ran late "
+             "and I could not get away in time to see her walk across the stage")
+    texts = [f"post number {i} tells a different story about {w} and how the day went for everyone there"
+             for i, w in enumerate(["dogs", "rain", "trains", "cooking", "music", "chess", "snow", "work", "tea",
+                                    "maps", "bikes", "stars", "clay", "boats", "math", "birds", "wood", "glass"])]
+    texts[1] = story
+    texts[4] = story.replace("last weekend", "last Saturday")  # same shard
+    texts[9] = story + " again"  # next shard
+    texts[15] = story.upper()  # exact repost two shards on
+    dump = _dump(tmp_path, [_post(i, t) for i, t in enumerate(texts)])
+    base = load_recipe(REPO / "configs" / "demo.toml")
+    near_on = dataclasses.replace(base, filters=dataclasses.replace(base.filters, near_duplicate_threshold=0.8))
+    recipe = save_recipe(near_on, tmp_path / "recipe.json")
+    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 6)["shards"]
+    for s in shards:
+        filter_shard(s, str(recipe))
+    for s in shards:
+        sigs = np.load(Path(s["path"]) / "near-signatures.npy")
+        rows = pq.ParquetFile(Path(s["path"]) / "posts.parquet").metadata.num_rows
+        assert sigs.shape == (rows, 64) and sigs.dtype == np.uint32
+    stored = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
+    for s in shards:  # as a shard filtered before signatures were kept: dedupe computes them from the text
+        (Path(s["path"]) / "dedupe.done").unlink()
+        (Path(s["path"]) / "near-signatures.npy").unlink()
+    from_text = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
+    assert stored == from_text
+    assert [f["dropped"] for _, f in stored] == [{"near_duplicate": 1}, {"near_duplicate": 1}, {"duplicate": 1}]
+
+    np.save(Path(shards[0]["path"]) / "near-signatures.npy", np.zeros((2, 64), dtype=np.uint32))  # wrong row count
+    (Path(shards[0]["path"]) / "dedupe.done").unlink()
+    with pytest.raises(ValueError, match="near-signatures.npy"):
+        dedupe_shards(shards, str(recipe))
