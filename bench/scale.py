@@ -199,9 +199,10 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
 def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[str, float]:
     """CPU seconds per stage for the first `sample` lines, in one process, doing what a shard's
     passes do: read (decompress + parse), filter (stateless filters, PII scrub, duplicate keys and
-    near-duplicate signatures), write (posts + keys Parquet), dedupe (the DuckDB key query), then one extraction pass split into
-    prefilter, spaCy (tagging + patterns on the prefilter's windows) and extract_rest (reading the
-    kept posts back, hits, examples, segmentation, writing). One-off costs a worker pays once (the
+    near-duplicate signatures), write (posts + keys Parquet), dedupe (the DuckDB key query, or the
+    in-order replay of other stateful filters), then one extraction pass split into prefilter,
+    spaCy (tagging + patterns on the prefilter's windows) and extract_rest (reading the kept posts
+    back, hits, examples, segmentation, writing). One-off costs a worker pays once (the
     first Arrow conversion imports pandas, ~0.4 s) are paid before the clock starts."""
     from extractors.disclosures import DisclosureExtractor
     from filters.base import run_filters
@@ -277,9 +278,9 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
                 if k is not None:
                     ks.write({"key": k})
         t0 = clock("write", t0)
-        if dup or not stateful:
-            dropped = set(repeated_rows([out / "keys.parquet"], out / "spill").get(0, [])) if dup else set()
-        else:  # other stateful filters (near duplicates): replayed in order in Python, as dedupe_shards does
+        if dup:
+            dropped = set(repeated_rows([out / "keys.parquet"], out / "spill").get(0, []))
+        else:  # other stateful filters (near duplicates), if any: replayed in order, as dedupe_shards does
             dropped = {row for row, p in enumerate(kept)
                        if first_objection(stateful, p, near, sigs[row] if sigs else None) is not None}
         del kept

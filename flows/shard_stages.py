@@ -61,13 +61,14 @@ def near_duplicates(stateful: list[Filter]) -> NearDuplicateFilter | None:
     return next((f for f in stateful if isinstance(f, NearDuplicateFilter)), None)
 
 
-def near_signatures(shard: Shard, near: NearDuplicateFilter | None, rows: int) -> np.ndarray | None:
+def near_signatures(shard: Shard, near: NearDuplicateFilter | None) -> np.ndarray | None:
     """The shard's precomputed signatures (memory-mapped), or None without a near-duplicate filter
     or for a shard filtered before they were written (dedupe then computes them from the text)."""
     path = shard.path / NEAR_SIGNATURES
     if near is None or not path.exists():
         return None
     sigs = np.load(path, mmap_mode="r")
+    rows = pq.ParquetFile(shard.path / "posts.parquet").metadata.num_rows
     if sigs.shape != (rows, near.num_perm) or sigs.dtype != np.uint32:
         raise ValueError(f"{path}: signatures of shape {sigs.shape} {sigs.dtype} do not match {rows} kept posts "
                          f"x {near.num_perm} permutations; delete the shard's filter.done to redo it")
@@ -199,7 +200,7 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[s
         s = Shard.from_dict(d)
         done = read_marker(s.path, "dedupe")
         posts = (RawPost(**row) for row in iter_rows(s.path / "posts.parquet", DEDUPE_COLUMNS))
-        sigs = near_signatures(s, near, pq.ParquetFile(s.path / "posts.parquet").metadata.num_rows)
+        sigs = near_signatures(s, near)
         if done is not None:
             for row, post in enumerate(posts):
                 first_objection(stateful, post, near, None if sigs is None else sigs[row])
