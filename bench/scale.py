@@ -114,6 +114,7 @@ class TreeRss:
         self.root = root or os.getpid()
         self.interval, self.peak, self.peak_one, self._stop = interval, 0, 0, threading.Event()
         self.by_process: dict[int, tuple[str, int]] = {}
+        self.at_peak: list[tuple[str, int]] = []  # (role, MB) of each process when the sum peaked
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
@@ -122,7 +123,7 @@ class TreeRss:
         except psutil.Error:
             return
         while not self._stop.is_set():
-            sizes = []
+            sizes, roles = [], []
             try:
                 tree = [me, *me.children(recursive=True)]
             except psutil.Error:  # the build process has exited
@@ -137,8 +138,10 @@ class TreeRss:
                     continue
                 sizes.append(rss)
                 role = "flow" if p.pid == me.pid else ("worker" if "multiprocessing" in cmd else "other")
+                roles.append(role)
                 self.by_process[p.pid] = (role, max(rss, self.by_process.get(p.pid, ("", 0))[1]))
-            self.peak = max(self.peak, sum(sizes))
+            if sum(sizes) > self.peak:
+                self.peak, self.at_peak = sum(sizes), [(r, round(b / 2**20)) for r, b in zip(roles, sizes)]
             self.peak_one = max(self.peak_one, max(sizes, default=0))
             self._stop.wait(self.interval)
 
@@ -204,13 +207,16 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
     spaCy (tagging + patterns on the prefilter's windows) and extract_rest (reading the kept posts
     back, hits, examples, segmentation, writing). One-off costs a worker pays once (the
     first Arrow conversion imports pandas, ~0.4 s) are paid before the clock starts."""
+    import numpy as np
+
     from extractors.disclosures import DisclosureExtractor
     from filters.base import run_filters
     from filters.duplicate_index import KEYS, repeated_rows
+    from filters.near_index import NearIndex, write_bands
     from filters.pii import scrub_post
     from filters.reddit import filters_from_config
-    from flows.shard_stages import (EXTRACT_COLUMNS, first_objection, freeze_long_lived, indexed_duplicates,
-                                    near_duplicates, split_chain)
+    from flows.shard_dedupe import first_objection, indexed_filters, near_duplicates, split_chain
+    from flows.shard_stages import EXTRACT_COLUMNS, freeze_long_lived
     from flows.stages import write_extraction
     from schemas.config import Recipe, load_recipe
     from schemas.funnel import Funnel
@@ -221,7 +227,8 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
     recipe = load_recipe(config) if config else Recipe()
     ex = DisclosureExtractor(batch_size=recipe.extract.batch_size, forms=recipe.extract.forms)
     stateless, stateful = split_chain(filters_from_config(recipe.filters))
-    dup, near = indexed_duplicates(stateful), near_duplicates(stateful)
+    indexed = indexed_filters(stateful)
+    dup, near = indexed or (None, near_duplicates(stateful))
     times: dict[str, float] = {"prefilter": 0.0, "spacy": 0.0}
     counts = {"candidate_windows": 0}
 
@@ -268,7 +275,9 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
         t0 = clock("read", t0)
         kept = [scrub_post(p) if recipe.filters.scrub_pii else p for p in run_filters(records, stateless, Funnel())]
         keys = [dup.key(p) for p in kept] if dup else []
-        sigs = [near.signature(p.text) for p in kept] if near else []  # near-duplicate signatures, per shard
+        sigs = np.array([near.signature(p.text) for p in kept], dtype=np.uint32).reshape(len(kept), -1) \
+            if near else None  # near-duplicate signatures and their LSH band keys, per shard
+        bands = near.band_keys(sigs) if near else None
         n_posts = len(records)
         del records  # a shard streams its records: none are held while it extracts
         t0 = clock("filter", t0)
@@ -277,12 +286,21 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
                 sink.write_record(p)
                 if k is not None:
                     ks.write({"key": k})
+        if near:
+            np.save(out / "sigs.npy", sigs)
+            write_bands(out / "bands.parquet", bands)
         t0 = clock("write", t0)
-        if dup:
-            dropped = set(repeated_rows([out / "keys.parquet"], out / "spill").get(0, []))
-        else:  # other stateful filters (near duplicates), if any: replayed in order, as dedupe_shards does
+        if indexed:  # as flows/shard_dedupe.py: DuckDB over the key files (exact), then NearIndex
+            dropped = set(repeated_rows([out / "keys.parquet"], out / "spill").get(0, [])) if dup else set()
+            if near:
+                index = NearIndex(near, [out / "bands.parquet"], [out / "sigs.npy"], out / "near")
+                dropped |= set(index.shard_drops(dropped))
+                index.close()
+        elif stateful:  # other stateful filters: every post replayed in order
             dropped = {row for row, p in enumerate(kept)
-                       if first_objection(stateful, p, near, sigs[row] if sigs else None) is not None}
+                       if first_objection(stateful, p, near, None if sigs is None else sigs[row]) is not None}
+        else:
+            dropped = set()
         del kept
         t0 = clock("dedupe", t0)
         back = (RawPost(id=v[0], text=v[1], subreddit=v[2], created_utc=v[3], source_file=v[4], source_line=v[5])
@@ -357,7 +375,8 @@ def main() -> int:
     r1, r2 = args.posts / s1, args.posts / s2
     for label, secs, rate, rss in (("1 worker: ", s1, r1, rss1), ("2 workers:", s2, r2, rss2)):
         print(f"build {label} {secs:,.0f}s  {rate:,.0f} posts/s  peak RSS {rss.peak_mb:,.0f} MB (flow + workers), "
-              f"largest process {rss.peak_one_mb:,.0f} MB; peak by role (MB): {rss.roles_mb()}")
+              f"largest process {rss.peak_one_mb:,.0f} MB; peak by role (MB): {rss.roles_mb()}; "
+              f"at the peak (MB): {rss.at_peak}")
     print(f"build 1 worker on {args.posts // 4:,} posts: peak RSS {rss_q.peak_mb:,.0f} MB (by role {rss_q.roles_mb()}); "
           f"growth to full size {rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
     print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
@@ -370,7 +389,8 @@ def main() -> int:
                       "peak_rss_mb_largest_process": round(max(rss1.peak_one_mb, rss2.peak_one_mb)),
                       "peak_rss_mb_quarter": round(rss_q.peak_mb),
                       "peak_rss_mb_by_role": {"quarter_1_worker": rss_q.roles_mb(), "1_worker": rss1.roles_mb(),
-                                              "2_workers": rss2.roles_mb()}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
+                                              "2_workers": rss2.roles_mb()},
+                      "peak_rss_mb_at_peak": {"1_worker": rss1.at_peak, "2_workers": rss2.at_peak}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
                       "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
                       "stage_seconds": per, "stage_posts_per_s": round(stage_rate),
                       "floor_runs_posts_per_s": [round(f) for f in floors],

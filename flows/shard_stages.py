@@ -3,14 +3,15 @@
 filter_shard (parallel): parse + comment join + stateless filters -> posts.parquet, quarantine-ingest.parquet,
     nsfw-submissions.txt (comment dumps' shards run after, with every submission shard's ids), and the
     stateful filters' per-post work: dup-keys.parquet, near-signatures.npy (MinHash of each kept post)
-dedupe_shards (sequential, shard order): stateful filters -> dropped rows, quarantine-dedupe.parquet
+    and near-bands.parquet (its LSH band keys)
+dedupe_shards (flows/shard_dedupe.py; sequential, shard order): stateful filters -> dropped rows,
+    quarantine-dedupe.parquet
 extract_shard (parallel): disclosures on kept posts -> examples.parquet, disclosures.parquet, ...
 Each step skips a shard whose marker exists, and returns the counts its marker holds.
 """
 from __future__ import annotations
 
 import gc
-import shutil
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -19,82 +20,33 @@ from typing import Any, TextIO
 
 from extractors.disclosures import DisclosureExtractor
 import numpy as np
-import pyarrow.parquet as pq
 
-from filters.base import Filter, run_filters
-from filters.duplicate_index import KEYS, KEYS_FILE, repeated_rows
-from filters.near_duplicates import NearDuplicateFilter
+from filters.base import run_filters
+from filters.duplicate_index import KEYS, KEYS_FILE
+from filters.near_index import BANDS_FILE, write_bands
 from filters.pii import scrub_post
-from filters.reddit import ExactDuplicateFilter, filters_from_config
+from filters.reddit import filters_from_config
+from flows.shard_dedupe import NEAR_SIGNATURES, indexed_filters, near_duplicates, split_chain
 from flows.shards import Shard, commit, read_marker, shard_lines, tmp_name, write_marker
 from flows.stages import _quarantine_row, load_saved_recipe, write_extraction
+from flows.worker_memory import hand_back_memory
 from schemas.funnel import Funnel
 from schemas.records import QUARANTINE, RAW_POSTS, RawPost
 from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, join_comments
-from warehouse.parquet import ParquetSink, iter_rows, iter_tuples
+from warehouse.parquet import ParquetSink, iter_tuples
 
 _EXTRACTORS: dict[tuple[int, str], DisclosureExtractor] = {}
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
-# MinHash signature (uint32 x num_perm) of every kept post, row-aligned with posts.parquet: computing
-# it is most of the near-duplicate filter's cost (~0.3 ms a post), done here in parallel so the
-# in-order dedupe only looks up LSH bands
-NEAR_SIGNATURES = "near-signatures.npy"
-# What the stateful filters (duplicates: the text) and their quarantine rows read of a post;
-# reading only these keeps the sequential dedupe pass cheap.
-DEDUPE_COLUMNS = ["id", "text", "source_file", "source_line"]
 # What extraction (extractors/examples.py) and its quarantine rows read of a kept post: half the
 # cost of converting whole rows, for every post of a shard.
 EXTRACT_COLUMNS = ["id", "text", "subreddit", "created_utc", "source_file", "source_line"]
 
 
-def is_stateful(f: Filter) -> bool:
-    """Filters that remember earlier records (duplicates) must see every shard in order."""
-    return bool(getattr(f, "stateful", False))
-
-
-def split_chain(chain: list[Filter]) -> tuple[list[Filter], list[Filter]]:
-    return [f for f in chain if not is_stateful(f)], [f for f in chain if is_stateful(f)]
-
-
-def near_duplicates(stateful: list[Filter]) -> NearDuplicateFilter | None:
-    return next((f for f in stateful if isinstance(f, NearDuplicateFilter)), None)
-
-
-def near_signatures(shard: Shard, near: NearDuplicateFilter | None) -> np.ndarray | None:
-    """The shard's precomputed signatures (memory-mapped), or None without a near-duplicate filter
-    or for a shard filtered before they were written (dedupe then computes them from the text)."""
-    path = shard.path / NEAR_SIGNATURES
-    if near is None or not path.exists():
-        return None
-    sigs = np.load(path, mmap_mode="r")
-    rows = pq.ParquetFile(shard.path / "posts.parquet").metadata.num_rows
-    if sigs.shape != (rows, near.num_perm) or sigs.dtype != np.uint32:
-        raise ValueError(f"{path}: signatures of shape {sigs.shape} {sigs.dtype} do not match {rows} kept posts "
-                         f"x {near.num_perm} permutations; delete the shard's filter.done to redo it")
-    return sigs
-
-
-def first_objection(stateful: list[Filter], post: RawPost, near: NearDuplicateFilter | None,
-                    sig: np.ndarray | None) -> str | None:
-    """The reason of the first stateful filter that drops `post` (None: kept); the near-duplicate
-    filter uses the precomputed signature when there is one."""
-    for f in stateful:
-        reason = f.check_signature(np.array(sig)) if f is near and sig is not None else f.check(post)
-        if reason is not None:
-            return reason
-    return None
-
-
-def indexed_duplicates(stateful: list[Filter]) -> ExactDuplicateFilter | None:
-    """The exact-duplicate filter when it is the only stateful one: its keys are then written per
-    shard and the dedupe step runs as one DuckDB query (filters/duplicate_index.py)."""
-    return stateful[0] if len(stateful) == 1 and isinstance(stateful[0], ExactDuplicateFilter) else None
-
-
 def _extractor(batch_size: int, forms: str) -> DisclosureExtractor:
     """One extractor (spaCy model) per worker process and setting, reused by every shard it runs."""
     if (batch_size, forms) not in _EXTRACTORS:
+        hand_back_memory()  # what filtering and dedupe left behind, before the model comes in
         _EXTRACTORS[batch_size, forms] = DisclosureExtractor(batch_size=batch_size, forms=forms)
         freeze_long_lived()
     return _EXTRACTORS[batch_size, forms]
@@ -147,8 +99,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
     stateless, stateful = split_chain(filters_from_config(recipe.filters))
-    dup = indexed_duplicates(stateful)
-    near = near_duplicates(stateful)
+    dup, near = indexed_filters(stateful) or (None, near_duplicates(stateful))
     flags = SubmissionFlags()
     for f in nsfw_files or []:
         with open(f) as fh:
@@ -156,8 +107,9 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
     funnel = Funnel()
     posts_path, quarantine_path = s.path / "posts.parquet", s.path / "quarantine-ingest.parquet"
     ids_path, keys_path = s.path / NSFW_IDS, s.path / KEYS_FILE
-    sigs_path = s.path / NEAR_SIGNATURES
-    outputs = [posts_path, quarantine_path, ids_path] + ([keys_path] if dup else []) + ([sigs_path] if near else [])
+    sigs_path, bands_path = s.path / NEAR_SIGNATURES, s.path / BANDS_FILE
+    outputs = [posts_path, quarantine_path, ids_path] + ([keys_path] if dup else []) + \
+        ([sigs_path, bands_path] if near else [])
     sigs: list[np.ndarray] = []
     with open(tmp_name(ids_path), "w") as ids, ExitStack() as stack:
         keys = stack.enter_context(ParquetSink(tmp_name(keys_path), KEYS)) if dup else None
@@ -176,92 +128,15 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
                 if near is not None:
                     sigs.append(near.signature(post.text))
     if near is not None:
-        np.save(tmp_name(sigs_path), np.array(sigs, dtype=np.uint32).reshape(len(sigs), near.num_perm))
+        matrix = np.array(sigs, dtype=np.uint32).reshape(len(sigs), near.num_perm)
+        np.save(tmp_name(sigs_path), matrix)
+        write_bands(tmp_name(bands_path), near.band_keys(matrix))
     funnel.check(f"filter {s.name}")
     commit(outputs)
     result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "comments_joined": flags.joined,
                      "nsfw_files": len(nsfw_files or []), **counts}, started)
     write_marker(s.path, "filter", result)
     return {**result, "skipped": False}
-
-
-def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[dict[str, Any]]:
-    """Apply the stateful filters to every shard in order; finished shards are replayed (no writes)
-    so the filters' memory is the same as in an uninterrupted run. A shard's marker lists the rows
-    of its posts.parquet that were dropped (no copy of the kept posts is written)."""
-    recipe = load_saved_recipe(recipe_path)
-    _, stateful = split_chain(filters_from_config(recipe.filters))
-    dup = indexed_duplicates(stateful)
-    if dup is not None and all((Path(d["path"]) / KEYS_FILE).exists() for d in shards):
-        return _dedupe_by_index(shards, dup.name)
-    near = near_duplicates(stateful)
-    results = []
-    for d in shards:
-        s = Shard.from_dict(d)
-        done = read_marker(s.path, "dedupe")
-        posts = (RawPost(**row) for row in iter_rows(s.path / "posts.parquet", DEDUPE_COLUMNS))
-        sigs = near_signatures(s, near)
-        if done is not None:
-            for row, post in enumerate(posts):
-                first_objection(stateful, post, near, None if sigs is None else sigs[row])
-            results.append({**done, "skipped": True})
-            continue
-        started = time.perf_counter()
-        funnel, dropped_rows = Funnel(), []
-        quarantine_path = s.path / "quarantine-dedupe.parquet"
-        with ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
-            for row, post in enumerate(posts):
-                funnel.read += 1
-                reason = first_objection(stateful, post, near, None if sigs is None else sigs[row])
-                if reason is None:
-                    funnel.kept += 1
-                else:
-                    funnel.drop(reason)
-                    dropped_rows.append(row)
-                    dropped.write(_quarantine_row("ingest", post, reason))
-        results.append(_finish_dedupe(s, funnel, dropped_rows, quarantine_path, started))
-    return results
-
-
-def _finish_dedupe(s: Shard, funnel: Funnel, dropped_rows: list[int], quarantine_path: Path,
-                   started: float) -> dict[str, Any]:
-    """Check the shard's funnel, put its quarantine file in place and write its marker."""
-    funnel.check(f"dedupe {s.name}")
-    commit([quarantine_path])
-    result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
-    write_marker(s.path, "dedupe", result)
-    return {**result, "skipped": False}
-
-
-def _dedupe_by_index(shards: list[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
-    """Exact duplicates of all shards at once from their key files (same drops as the in-order
-    filter, memory bounded by DuckDB's limit); writes the markers of unfinished shards."""
-    todo = [read_marker(Path(d["path"]), "dedupe") is None for d in shards]
-    repeats = {}
-    if any(todo):
-        spill = Path(shards[-1]["path"]).parent.parent / "dedupe-spill"  # <run>/, beside shards/
-        repeats = repeated_rows([Path(d["path"]) / KEYS_FILE for d in shards], spill)
-        shutil.rmtree(spill, ignore_errors=True)
-    results = []
-    for k, (d, pending) in enumerate(zip(shards, todo)):
-        s = Shard.from_dict(d)
-        if not pending:
-            results.append({**read_marker(s.path, "dedupe"), "skipped": True})
-            continue
-        started = time.perf_counter()
-        posts_file = s.path / "posts.parquet"
-        rows = repeats.get(k, [])
-        total = pq.ParquetFile(posts_file).metadata.num_rows
-        funnel = Funnel(read=total, kept=total - len(rows))
-        quarantine_path = s.path / "quarantine-dedupe.parquet"
-        with ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
-            if rows:
-                funnel.dropped[reason] = len(rows)
-                table = pq.read_table(posts_file, columns=DEDUPE_COLUMNS).take(rows)
-                for row in table.to_pylist():
-                    dropped.write(_quarantine_row("ingest", RawPost(**row), reason))
-        results.append(_finish_dedupe(s, funnel, rows, quarantine_path, started))
-    return results
 
 
 def kept_posts(shard: Shard) -> Iterator[RawPost]:

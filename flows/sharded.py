@@ -20,7 +20,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed, wait
 from prefect.runtime import flow_run as prefect_run
 
-from flows import assemble, caching, shard_stages, shards, stages
+from flows import assemble, caching, shard_dedupe, shard_stages, shards, stages
 from flows.progress import Progress
 from schemas.config import Recipe, load_recipe
 from schemas.versioning import code_version
@@ -34,7 +34,7 @@ split_task = task(shards.split_input, name="split-input", retries=2, retry_delay
                   cache_key_fn=caching.split_cache_key)
 filter_task = task(shard_stages.filter_shard, name="filter-shard", retries=1,
                    cache_key_fn=caching.shard_cache_key)
-dedupe_task = task(shard_stages.dedupe_shards, name="dedupe-shards", cache_policy=NO_CACHE)
+dedupe_task = task(shard_dedupe.dedupe_shards, name="dedupe-shards", cache_policy=NO_CACHE)
 extract_task = task(shard_stages.extract_shard, name="extract-shard", retries=1,
                     cache_key_fn=caching.shard_cache_key)
 assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)

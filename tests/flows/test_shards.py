@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from flows.shard_stages import dedupe_shards, filter_shard, kept_posts
+from flows.shard_dedupe import dedupe_shards
+from flows.shard_stages import filter_shard, kept_posts
 from flows.shards import input_stems, read_marker, shard_lines, split_input, split_so_far, Shard
 from flows.stages import save_recipe
 from schemas.config import load_recipe
@@ -173,11 +174,12 @@ def test_duplicate_index_finds_repeats_under_a_small_memory_limit(tmp_path):
     assert list(expected) == [3] and len(expected[3]) == 10_000
 
 
-def test_near_duplicate_signatures_made_while_filtering_drop_the_same_rows_as_computing_them_in_dedupe(tmp_path):
+def test_near_duplicate_keys_made_while_filtering_drop_the_same_rows_as_the_in_memory_filters(tmp_path):
     """With the near-duplicate filter on, each shard's filter step stores the MinHash signature of
-    every kept post (near-signatures.npy, row-aligned with posts.parquet) so the in-order dedupe only
-    looks up bands; it must drop exactly the rows it drops when it computes them from the text (as for
-    shards filtered before signatures were stored), including near copies one and two shards back."""
+    every kept post (near-signatures.npy, row-aligned with posts.parquet) and its LSH band keys
+    (near-bands.parquet), so dedupe decides in DuckDB and replays shared keys only; it must drop
+    exactly the rows the filters' `check` drops from the text (as for shards filtered before these
+    files were stored), including near copies one and two shards back, also when resumed."""
     import dataclasses
 
     import numpy as np
@@ -203,7 +205,12 @@ def test_near_duplicate_signatures_made_while_filtering_drop_the_same_rows_as_co
         sigs = np.load(Path(s["path"]) / "near-signatures.npy")
         rows = pq.ParquetFile(Path(s["path"]) / "posts.parquet").metadata.num_rows
         assert sigs.shape == (rows, 64) and sigs.dtype == np.uint32
+    assert all((Path(s["path"]) / "near-bands.parquet").exists() for s in shards)
     stored = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
+    (Path(shards[-1]["path"]) / "dedupe.done").unlink()  # resume: earlier shards still count, unchanged
+    resumed = dedupe_shards(shards, str(recipe))
+    assert [d["skipped"] for d in resumed] == [True, True, False]
+    assert [(d["dropped_rows"], d["funnel"]) for d in resumed] == stored
     for s in shards:  # as a shard filtered before signatures were kept: dedupe computes them from the text
         (Path(s["path"]) / "dedupe.done").unlink()
         (Path(s["path"]) / "near-signatures.npy").unlink()
@@ -211,7 +218,9 @@ def test_near_duplicate_signatures_made_while_filtering_drop_the_same_rows_as_co
     assert stored == from_text
     assert [f["dropped"] for _, f in stored] == [{"near_duplicate": 1}, {"near_duplicate": 1}, {"duplicate": 1}]
 
-    np.save(Path(shards[0]["path"]) / "near-signatures.npy", np.zeros((2, 64), dtype=np.uint32))  # wrong row count
-    (Path(shards[0]["path"]) / "dedupe.done").unlink()
-    with pytest.raises(ValueError, match="near-signatures.npy"):
+    for s in shards:  # signatures of the wrong row count: dedupe stops naming the file, before any marker
+        np.save(Path(s["path"]) / "near-signatures.npy", np.zeros((2, 64), dtype=np.uint32))
+        (Path(s["path"]) / "dedupe.done").unlink()
+    with pytest.raises(ValueError, match=f"{Path(shards[0]['path']).name}.*near-signatures.npy"):
         dedupe_shards(shards, str(recipe))
+    assert not any((Path(s["path"]) / "dedupe.done").exists() for s in shards)
