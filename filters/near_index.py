@@ -5,14 +5,15 @@ its LSH band keys (`near-bands.parquet`: row, band, key; rows as in posts.parque
 then decides shard by shard, in reading order, exactly as `NearDuplicateFilter.check` would:
 
 - a band key no other post has can neither drop a post nor be matched later (on real data nearly
-  every key is such a one), so one query first finds the keys two or more posts share;
-- per shard, the posts' shared keys are joined with `firsts` (key -> the first kept post that had
-  it, from earlier shards); a post is compared band by band with that post (its signature read
-  from its shard's file) or with an earlier post of the same shard, and dropped at the first
-  similar one; the keys a kept post is first to have go into `firsts` at the end of the shard.
+  every key is such a one), so one query first finds the keys two or more posts share (table
+  `shared`: key, and `pos`, the first kept post that had it, filled in as shards are decided);
+- per shard, the posts' band rows are joined with `shared`; a post is dropped if, for one of its
+  keys, the first kept post (of an earlier shard: compared all at once, signatures read from their
+  shards' files; of this shard: post by post) is similar enough. The keys a kept post is first to
+  have get its position in `shared` at the end of the shard.
 
-Python holds one shard's keys and signatures at a time; `shared` and `firsts` live in a DuckDB
-database file that spills beyond its memory limit. So memory is bounded by shard size, not input.
+Python holds one shard's keys and signatures at a time; `shared` lives in a DuckDB database file
+that spills beyond its memory limit. So memory is bounded by shard size, not input.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from filters.near_duplicates import NearDuplicateFilter
 
 BANDS_FILE = "near-bands.parquet"
 BANDS = pa.schema([("row", pa.uint32()), ("band", pa.uint8()), ("key", pa.uint64())])
+_KEYS_PER_SLICE_MB = 32_768  # band rows grouped at once per MB of DuckDB's memory limit
 _WALK_POSTS = 8_192  # posts with keys new in a shard, walked in Python this many at a time
 
 
@@ -56,32 +58,34 @@ class NearIndex:
     """The near-duplicate filter over shards taken in order: `shard_drops` once per shard."""
 
     def __init__(self, near: NearDuplicateFilter, band_files: Sequence[Path], signature_files: Sequence[Path],
-                 work_dir: Path, memory_limit: str = "64MB", threads: int = 2, keys_per_slice: int = 2_500_000):
+                 work_dir: Path, memory_mb: int = 64, threads: int = 2, keys_per_slice: int | None = None):
         self.near, self.band_files, self.signature_files = near, list(band_files), list(signature_files)
         self.next_shard = 0
         work_dir.mkdir(parents=True, exist_ok=True)
-        self.added = work_dir / "added.parquet"  # a shard's new first posts, on their way into `firsts`
-        self.con = connect(work_dir / "tmp", memory_limit, threads, database=work_dir / "near.duckdb")
+        self.added = work_dir / "added.parquet"  # a shard's new first posts, on their way into `shared`
+        self.con = connect(work_dir / "tmp", f"{memory_mb}MB", threads, database=work_dir / "near.duckdb")
         if not self.band_files:
             return
         every = " UNION ALL ".join(f"SELECT key FROM read_parquet({sql_path(p)})" for p in self.band_files)
-        self.con.execute("CREATE OR REPLACE TABLE shared (key UBIGINT)")
+        # shared keys, each with its first kept post once a shard has one (`pos`, NULL until then)
+        self.con.execute("CREATE OR REPLACE TABLE shared (key UBIGINT, pos BIGINT)")
         # one slice of the key space at a time: a hash table that fits the memory limit (64 MB ran
-        # out of memory on 9.6M keys at once, and did 2.5M per slice)
+        # out of memory on 9.6M keys at once, and did 2.5M per slice; 24 MB failed 1.5M, did 750k)
         total = sum(pq.ParquetFile(p).metadata.num_rows for p in self.band_files)
-        parts = 1 + total // keys_per_slice
+        parts = 1 + total // (keys_per_slice or memory_mb * _KEYS_PER_SLICE_MB)
         for part in range(parts):
-            self.con.execute(f"INSERT INTO shared SELECT key FROM ({every}) WHERE key % {parts} = {part} "
+            self.con.execute(f"INSERT INTO shared SELECT key, NULL FROM ({every}) WHERE key % {parts} = {part} "
                              "GROUP BY key HAVING count(*) > 1")
-        self.con.execute("CREATE OR REPLACE TABLE firsts (key UBIGINT, pos BIGINT)")
 
     def shard_drops(self, skip: set[int] | frozenset[int] = frozenset()) -> list[int]:
         """Rows of the next shard that the filter drops; `skip`: rows an earlier filter of the chain
         dropped (the near-duplicate filter never sees them)."""
         k, self.next_shard = self.next_shard, self.next_shard + 1
+        # one join, whose hash table DuckDB builds on the smaller side (the shard's rows): `shared`
+        # can outgrow the memory limit (a dump read twice shares every key)
         found = self.con.execute(f"""
-            SELECT b.row, b.key, f.pos FROM read_parquet({sql_path(self.band_files[k])}) AS b
-            SEMI JOIN shared USING (key) LEFT JOIN firsts AS f USING (key) ORDER BY b.row, b.band
+            SELECT b.row, b.key, s.pos FROM read_parquet({sql_path(self.band_files[k])}) AS b
+            JOIN shared AS s USING (key) ORDER BY b.row, b.band
         """).fetchnumpy()  # (no Arrow objects: DuckDB's Python module keeps ~100 B of each for good)
         if not len(found["row"]):
             return []
@@ -109,7 +113,8 @@ class NearIndex:
         if (kept := first >= 0).any():
             pq.write_table(pa.table({"key": pa.array(new_keys[kept]),
                                      "pos": pa.array((k << ROW_BITS) + first[kept])}), self.added)
-            self.con.execute(f"INSERT INTO firsts SELECT key, pos FROM read_parquet({sql_path(self.added)})")
+            self.con.execute(f"UPDATE shared SET pos = a.pos FROM read_parquet({sql_path(self.added)}) AS a "
+                             "WHERE shared.key = a.key")
         return sorted(post_row[by_earlier].tolist() + self._dropped)
 
     def _first_kept(self, rows: np.ndarray, key_ids: np.ndarray, n_keys: int, sigs: np.ndarray) -> np.ndarray:

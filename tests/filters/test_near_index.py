@@ -62,7 +62,7 @@ def _indexed(tmp_path: Path, files: list[dict[str, Path]], exact: bool,
     """Each shard's drops in turn, as flows/shard_dedupe.py decides them."""
     repeats = repeated_rows([f["keys"] for f in files], tmp_path / "spill-exact") if exact else {}
     index = NearIndex(NearDuplicateFilter(threshold=0.8, num_perm=64), [f["bands"] for f in files],
-                      [f["sigs"] for f in files], tmp_path / "near", memory_limit="16MB", threads=1,
+                      [f["sigs"] for f in files], tmp_path / "near", memory_mb=16, threads=1,
                       keys_per_slice=keys_per_slice)
     try:
         for k in range(len(files)):
@@ -128,3 +128,24 @@ def test_indexed_near_duplicates_hold_one_shard_in_python_while_the_in_order_fil
     assert indexed[16] < 1.5 * indexed[4], indexed
     assert filter_check[16] > 3 * filter_check[4], filter_check
     print(indexed, filter_check)
+
+
+def test_indexed_near_duplicates_stay_within_duckdbs_memory_limit_when_most_keys_are_shared(tmp_path):
+    """A dump read twice: every band key is shared, so the table of shared keys outgrows DuckDB's
+    memory limit; the index must still work (spilling), keeping the first copy and dropping the second."""
+    rng = np.random.default_rng(5)
+    near = NearDuplicateFilter(threshold=0.8, num_perm=64)
+    files = []
+    for k in range(5):
+        sigs = rng.integers(0, 2**32, size=(30_000, 64), dtype=np.uint32)  # distinct posts
+        np.save(tmp_path / f"sigs-{k}.npy", sigs)
+        write_bands(tmp_path / f"bands-{k}.parquet", near.band_keys(sigs))
+        files.append((tmp_path / f"bands-{k}.parquet", tmp_path / f"sigs-{k}.npy"))
+    files *= 2
+    index = NearIndex(near, [b for b, _ in files], [s for _, s in files], tmp_path / "near",
+                      memory_mb=24, threads=1)
+    try:
+        drops = [index.shard_drops() for _ in files]
+    finally:
+        index.close()
+    assert drops == [[]] * 5 + [list(range(30_000))] * 5
