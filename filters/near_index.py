@@ -31,7 +31,7 @@ BANDS_FILE = "near-bands.parquet"
 BANDS = pa.schema([("row", pa.uint32()), ("band", pa.uint8()), ("key", pa.uint64())])
 _KEYS_PER_SLICE_MB = 32_768  # band rows grouped at once per MB of DuckDB's memory limit
 _WALK_POSTS = 8_192  # posts with keys new in a shard, walked in Python this many at a time
-
+_COMPARE_ROWS = 8_192  # candidate pairs compared at once (two 2 MB signature blocks)
 
 
 def write_bands(path: Path, keys: np.ndarray) -> None:
@@ -101,7 +101,7 @@ class NearIndex:
         # only which one is named). Those of earlier shards are known now: compared all at once.
         matched = np.zeros(len(row_of), dtype=bool)
         earlier = np.flatnonzero(firsts >= 0)
-        for chunk in np.array_split(earlier, -(-len(earlier) // 8192) or 1):
+        for chunk in np.array_split(earlier, -(-len(earlier) // _COMPARE_ROWS) or 1):
             reps, which = np.unique(firsts[chunk], return_inverse=True)
             matched[chunk] = self.near.similar_rows(
                 signature_rows(self.signature_files, reps, self.near.num_perm)[which], sigs[row_of[chunk]])
@@ -109,19 +109,20 @@ class NearIndex:
         # Then, post by post, keys new in this shard: their first kept post depends on what it drops.
         live = (firsts < 0) & ~(by_earlier | skipped)[post_of]
         new_keys, key_id = np.unique(keys[live], return_inverse=True)
-        first = self._first_kept(row_of[live], key_id, len(new_keys), sigs)
+        first, dropped_here = self._first_kept(row_of[live], key_id, len(new_keys), sigs)
         if (kept := first >= 0).any():
             pq.write_table(pa.table({"key": pa.array(new_keys[kept]),
                                      "pos": pa.array((k << ROW_BITS) + first[kept])}), self.added)
             self.con.execute(f"UPDATE shared SET pos = a.pos FROM read_parquet({sql_path(self.added)}) AS a "
                              "WHERE shared.key = a.key")
-        return sorted(post_row[by_earlier].tolist() + self._dropped)
+        return sorted(post_row[by_earlier].tolist() + dropped_here)
 
-    def _first_kept(self, rows: np.ndarray, key_ids: np.ndarray, n_keys: int, sigs: np.ndarray) -> np.ndarray:
+    def _first_kept(self, rows: np.ndarray, key_ids: np.ndarray, n_keys: int,
+                    sigs: np.ndarray) -> tuple[np.ndarray, list[int]]:
         """Walk the posts in order (`rows`, one per key new in this shard, with its `key_ids`): a post
         is dropped if the first kept post of one of its keys is similar, else it becomes the first
-        of those that have none. Returns each key's first kept row (-1: none); drops in `self._dropped`."""
-        first, near, self._dropped = [-1] * n_keys, self.near, []
+        of those that have none. Returns each key's first kept row (-1: none) and the dropped rows."""
+        first, near, dropped = [-1] * n_keys, self.near, []
         starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
         bounds = starts[::_WALK_POSTS].tolist() + [len(rows)]
         for lo, hi in zip(bounds, bounds[1:]):  # as Python lists, some thousand posts at a time
@@ -134,13 +135,13 @@ class NearIndex:
                 ids = chunk_ids[i:j]
                 sig = sigs[row]
                 if any((r := first[t]) >= 0 and near.similar(sigs[r], sig) for t in ids):
-                    self._dropped.append(row)
+                    dropped.append(row)
                 else:
                     for t in ids:
                         if first[t] < 0:
                             first[t] = row
                 i = j
-        return np.array(first, dtype=np.int64)
+        return np.array(first, dtype=np.int64), dropped
 
     def close(self) -> None:
         self.con.close()
