@@ -35,8 +35,7 @@ def connect(temp_dir: Path, memory_limit: str, threads: int = 1, database: Path 
                                   "preserve_insertion_order": False})  # (every query here sorts what it returns)
 
 
-def repeated_positions(key_files: Iterable[Path], temp_dir: Path, memory_limit: str = "32MB",
-                       threads: int = 1) -> Iterator[int]:
+def repeated_positions(key_files: Iterable[Path], temp_dir: Path, memory_limit: str = "32MB") -> Iterator[int]:
     """Positions, in order, of the rows whose key occurred earlier, files taken in the given order."""
     files = list(key_files)
     if not files:
@@ -49,7 +48,7 @@ def repeated_positions(key_files: Iterable[Path], temp_dir: Path, memory_limit: 
         firsts AS (SELECT key, min(pos) AS first FROM keyed GROUP BY key HAVING count(*) > 1)
         SELECT keyed.pos FROM keyed JOIN firsts USING (key) WHERE keyed.pos > firsts.first ORDER BY keyed.pos
     """
-    con = connect(temp_dir, memory_limit, threads)
+    con = connect(temp_dir, memory_limit)
     try:
         for batch in con.execute(query).to_arrow_reader(BATCH_ROWS):
             yield from batch.column(0).to_pylist()

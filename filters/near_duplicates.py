@@ -72,10 +72,6 @@ class NearDuplicateFilter:
         self._b, self._r = probe.b, probe.r
         self._firsts, self._sigs = {}, []
 
-    @property
-    def bands(self) -> int:
-        return self._b
-
     def signature(self, text: str) -> np.ndarray:
         m = self._minhash(num_perm=self.num_perm, permutations=self._template.permutations, scheme=self._template.scheme)
         m.update_batch(shingles(text, self.shingle_words))

@@ -25,7 +25,7 @@ from filters.duplicate_index import KEYS_FILE, ROW_BITS, ROW_MASK, repeated_posi
 from filters.near_duplicates import NearDuplicateFilter
 from filters.near_index import BANDS_FILE, NearIndex
 from filters.reddit import ExactDuplicateFilter, filters_from_config
-from flows.shards import Shard, commit, read_marker, tmp_name, write_marker
+from flows.shards import Shard, commit, read_marker, timed, tmp_name, write_marker
 from flows.stages import _quarantine_row, load_saved_recipe
 from flows.worker_memory import hand_back_memory
 from schemas.funnel import Funnel
@@ -206,10 +206,6 @@ def _finish_dedupe(s: Shard, funnel: Funnel, dropped_rows: list[int], quarantine
     """Check the shard's funnel, put its quarantine file in place and write its marker."""
     funnel.check(f"dedupe {s.name}")
     commit([quarantine_path])
-    result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
+    result = timed({"shard": s.name, "funnel": funnel.to_dict(), "dropped_rows": dropped_rows}, started)
     write_marker(s.path, "dedupe", result)
     return {**result, "skipped": False}
-
-
-def _timed(result: dict[str, Any], started: float) -> dict[str, Any]:
-    return {**result, "seconds": round(time.perf_counter() - started, 3)}

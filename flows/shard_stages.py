@@ -27,7 +27,7 @@ from filters.near_index import BANDS_FILE, write_bands
 from filters.pii import scrub_post
 from filters.reddit import filters_from_config
 from flows.shard_dedupe import NEAR_SIGNATURES, indexed_filters, near_duplicates, split_chain
-from flows.shards import Shard, commit, read_marker, shard_lines, tmp_name, write_marker
+from flows.shards import Shard, commit, read_marker, shard_lines, timed, tmp_name, write_marker
 from flows.stages import _quarantine_row, load_saved_recipe, write_extraction
 from flows.worker_memory import hand_back_memory
 from schemas.funnel import Funnel
@@ -57,10 +57,6 @@ def freeze_long_lived() -> None:
     collection; each full collection during extraction otherwise re-scans it (~7 % of the pass)."""
     gc.collect()
     gc.freeze()
-
-
-def _timed(result: dict[str, Any], started: float) -> dict[str, Any]:
-    return {**result, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def nsfw_id_files(shards: list[dict[str, Any]]) -> list[str]:
@@ -133,7 +129,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
         write_bands(tmp_name(bands_path), near.band_keys(matrix))
     funnel.check(f"filter {s.name}")
     commit(outputs)
-    result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "comments_joined": flags.joined,
+    result = timed({"shard": s.name, "funnel": funnel.to_dict(), "comments_joined": flags.joined,
                      "nsfw_files": len(nsfw_files or []), **counts}, started)
     write_marker(s.path, "filter", result)
     return {**result, "skipped": False}
@@ -170,6 +166,6 @@ def extract_shard(shard: dict[str, Any], recipe_path: str) -> dict[str, Any]:
                                  tmp_name(out["disclosures"]), tmp_name(out["quarantine-extract"]))
     funnel.check(f"extract {s.name}")
     commit(list(out.values()))
-    result = _timed({"shard": s.name, "funnel": funnel.to_dict(), "unmapped": collapser.summary()}, started)
+    result = timed({"shard": s.name, "funnel": funnel.to_dict(), "unmapped": collapser.summary()}, started)
     write_marker(s.labels_dir, "extract", result)
     return {**result, "skipped": False}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +76,11 @@ def write_marker(folder: Path, step: str, data: dict[str, Any]) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, m)
+
+
+def timed(result: dict[str, Any], started: float) -> dict[str, Any]:
+    """A step's result with the seconds since `started` (time.perf_counter()), for its marker."""
+    return {**result, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def tmp_name(path: Path) -> Path:
