@@ -12,7 +12,7 @@ from dataclasses import fields
 from typing import Any
 
 from flows import prefect_env
-from flows.cli_core import warehouse_arg
+from flows.cli.core import warehouse_arg
 
 # flag name -> PredictorOptions field, for the options a user can set per run
 OPTION_FLAGS = {

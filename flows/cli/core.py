@@ -1,4 +1,4 @@
-"""Core `express` commands: demo, build, extract (releases: flows/cli_release.py; evaluation: flows/cli_eval.py)."""
+"""Core `express` commands: demo, build, extract (releases: release.py; evaluation: evaluate.py)."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flows import prefect_env
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
 
 

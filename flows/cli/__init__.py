@@ -1,4 +1,4 @@
-"""The `express` command line. Each command group lives in a `flows/cli_*.py` module with a
+"""The `express` command line. Each command group lives in a module of this package with a
 `register(subparsers)` function; heavy imports (Prefect, spaCy) happen inside the commands."""
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from importlib import import_module
 
 # One line per command group; a new group adds its module here.
 COMMAND_MODULES = [
-    "flows.cli_core",
-    "flows.cli_vocab",
-    "flows.cli_release",
-    "flows.cli_eval",
-    "flows.cli_scale",
+    "flows.cli.core",
+    "flows.cli.vocab",
+    "flows.cli.release",
+    "flows.cli.evaluate",
+    "flows.cli.scale",
 ]
 
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from flows.cli_core import warehouse_arg
+from flows.cli.core import warehouse_arg
 
 
 def _releases(args: argparse.Namespace, command: str, *versions: str) -> list | None:
