@@ -171,7 +171,7 @@ class TreeRss:
 
 def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int,
                 config: str | None = None) -> tuple[float, TreeRss, dict]:
-    """One sharded build in a fresh Python process (as `express build-sharded` runs), so the RSS
+    """One build in a fresh Python process (as `express build` runs), so the RSS
     sampled is the build's alone (flow process + Dask workers), not this script's."""
     result = warehouse.parent / f"{warehouse.name}.result.json"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--build-only", str(dump), str(warehouse), str(workers),
@@ -192,124 +192,58 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int,
 def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str,
                 config: str | None = None) -> int:
     """Child side of timed_build."""
-    from flows.sharded import run_sharded_build
+    from flows.build import build_flow
 
-    built = run_sharded_build([dump], warehouse, config, int(shard_lines), workers=int(workers))
+    built = build_flow([dump], warehouse, config, int(shard_lines), workers=int(workers))
     Path(result).write_text(json.dumps(built, default=str))
     return 0
 
 
 def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[str, float]:
-    """CPU seconds per stage for the first `sample` lines, in one process, doing what a shard's
-    passes do: read (decompress + parse), filter (stateless filters, PII scrub, duplicate keys and
-    near-duplicate signatures), write (posts + keys Parquet), dedupe (the DuckDB key query, or the
-    in-order replay of other stateful filters), then one extraction pass split into prefilter,
-    spaCy (tagging + patterns on the prefilter's windows) and extract_rest (reading the kept posts
-    back, hits, examples, segmentation, writing). One-off costs a worker pays once (the
-    first Arrow conversion imports pandas, ~0.4 s) are paid before the clock starts."""
-    import numpy as np
-
-    from extractors.disclosures import DisclosureExtractor
-    from filters.base import run_filters
-    from filters.duplicate_index import KEYS, repeated_rows
-    from filters.near_index import NearIndex, write_bands
-    from filters.pii import scrub_post
-    from filters.reddit import filters_from_config
-    from flows.shard_dedupe import first_objection, indexed_filters, near_duplicates, split_chain
-    from flows.shard_stages import EXTRACT_COLUMNS, freeze_long_lived
-    from flows.stages import write_extraction
+    """Seconds per build step on the first `sample` lines, in one process and one shard, with no
+    orchestration: the steps of pipeline/ run as the flow runs them, and each times itself. The
+    spaCy model is loaded (and a first post extracted) before the clock starts, as a worker pays
+    that once."""
+    from pipeline.assemble import assemble
+    from pipeline.dedupe_shards import dedupe_shards
+    from pipeline.extract_shards import extract_shard
+    from pipeline.filter_shards import filter_shard
+    from pipeline.run import save_recipe
+    from pipeline.shards import split_input
     from schemas.config import Recipe, load_recipe
-    from schemas.funnel import Funnel
-    from schemas.records import RAW_POSTS, RawPost
-    from sources.dumps import iter_lines, parse_line
-    from warehouse.parquet import ParquetSink, iter_tuples
+    from sources.dumps import iter_lines
 
     recipe = load_recipe(config) if config else Recipe()
-    ex = DisclosureExtractor(batch_size=recipe.extract.batch_size, forms=recipe.extract.forms)
-    stateless, stateful = split_chain(filters_from_config(recipe.filters))
-    indexed = indexed_filters(stateful)
-    dup, near = indexed or (None, near_duplicates(stateful))
-    times: dict[str, float] = {"prefilter": 0.0, "spacy": 0.0}
-    counts = {"candidate_windows": 0}
-
-    def clock(name: str, started: float) -> float:
-        now = time.process_time()
-        times[name] = times.get(name, 0.0) + now - started
-        return now
-
-    def timed_windows(text: str, windows=ex.prefilter.windows):
-        started = time.process_time()
-        found = windows(text)
-        counts["candidate_windows"] += len(found)
-        clock("prefilter", started)
-        return found
-
-    def timed_pipe(texts, pipe=ex.nlp.pipe, **kwargs):
-        docs = pipe(texts, **kwargs)
-        while True:
-            started = time.process_time()
-            doc = next(docs, None)
-            clock("spacy", started)
-            if doc is None:
-                return
-            yield doc
-
-    def timed_find(doc, sentence_start=True, find=ex.matcher.find):
-        started = time.process_time()
-        hits = list(find(doc, sentence_start))
-        clock("spacy", started)
-        return iter(hits)
-
     with tempfile.TemporaryDirectory() as d:
         out = Path(d)
-        write_extraction([RawPost("w", "I feel so sad today.")], ex, recipe, Funnel(), out / "w1.parquet",
-                         out / "w2.parquet", out / "w3.parquet")
-        ex.prefilter.windows, ex.nlp.pipe, ex.matcher.find = timed_windows, timed_pipe, timed_find
-        freeze_long_lived()  # as a worker does once it has loaded the model
-        t0 = time.process_time()
-        records = []
-        for n, line in iter_lines(dump):
-            if n > sample:
-                break
-            records.append(parse_line(line, str(dump), n, "dump"))
-        t0 = clock("read", t0)
-        kept = [scrub_post(p) if recipe.filters.scrub_pii else p for p in run_filters(records, stateless, Funnel())]
-        keys = [dup.key(p) for p in kept] if dup else []
-        sigs = np.array([near.signature(p.text) for p in kept], dtype=np.uint32).reshape(len(kept), -1) \
-            if near else None  # near-duplicate signatures and their LSH band keys, per shard
-        bands = near.band_keys(sigs) if near else None
-        n_posts = len(records)
-        del records  # a shard streams its records: none are held while it extracts
-        t0 = clock("filter", t0)
-        with ParquetSink(out / "posts.parquet", RAW_POSTS) as sink, ParquetSink(out / "keys.parquet", KEYS) as ks:
-            for p, k in zip(kept, keys or [None] * len(kept)):
-                sink.write_record(p)
-                if k is not None:
-                    ks.write({"key": k})
-        if near:
-            np.save(out / "sigs.npy", sigs)
-            write_bands(out / "bands.parquet", bands)
-        t0 = clock("write", t0)
-        if indexed:  # as flows/shard_dedupe.py: DuckDB over the key files (exact), then NearIndex
-            dropped = set(repeated_rows([out / "keys.parquet"], out / "spill").get(0, [])) if dup else set()
-            if near:
-                index = NearIndex(near, [out / "bands.parquet"], [out / "sigs.npy"], out / "near")
-                dropped |= set(index.shard_drops(dropped))
-                index.close()
-        elif stateful:  # other stateful filters: every post replayed in order
-            dropped = {row for row, p in enumerate(kept)
-                       if first_objection(stateful, p, near, None if sigs is None else sigs[row]) is not None}
-        else:
-            dropped = set()
-        del kept
-        t0 = clock("dedupe", t0)
-        back = (RawPost(id=v[0], text=v[1], subreddit=v[2], created_utc=v[3], source_file=v[4], source_line=v[5])
-                for row, v in enumerate(iter_tuples(out / "posts.parquet", EXTRACT_COLUMNS)) if row not in dropped)
-        write_extraction(back, ex, recipe, Funnel(), out / "e.parquet", out / "d.parquet", out / "q.parquet")
-        extract_all = time.process_time() - t0
-    times["extract_rest"] = extract_all - times["prefilter"] - times["spacy"]  # measured in the same pass
-    order = ("read", "filter", "write", "dedupe", "prefilter", "spacy", "extract_rest")
-    return {**{k: times[k] for k in order}, **counts, "posts": n_posts}
+        head = out / "RS_2031-01.jsonl"
+        with open(head, "wb") as fh:
+            for n, line in iter_lines(dump):
+                if n > sample:
+                    break
+                fh.write(line + b"\n")
+        recipe_path = str(save_recipe(recipe, out / "recipe.json"))
+        warm = out / "warm"
+        (warm / "RS_2031-00.jsonl").parent.mkdir()
+        (warm / "RS_2031-00.jsonl").write_text(json.dumps({"id": "w", "title": "t", "selftext": "I feel so sad today."}) + "\n")
+        for step in _steps(str(warm / "RS_2031-00.jsonl"), warm, recipe_path,  # model load, first imports
+                           split_input, filter_shard, dedupe_shards, extract_shard, assemble):
+            pass
+        times = {name: secs for name, secs in _steps(str(head), out / "run", recipe_path, split_input, filter_shard,
+                                                      dedupe_shards, extract_shard, assemble)}
+    return {**times, "posts": sample}
+
+
+def _steps(dump: str, run: Path, recipe_path: str, split_input, filter_shard, dedupe_shards, extract_shard,
+           assemble):
+    """(step, seconds) of each build step over one shard, as the steps' results report them."""
+    split = split_input(dump, str(run / "shards"), "RS", 10**9)
+    yield "split", split.seconds
+    [shard] = split.shards
+    yield "filter", filter_shard(shard, recipe_path).seconds
+    yield "dedupe", dedupe_shards([shard], recipe_path)[0].seconds
+    yield "extract", extract_shard(shard, recipe_path).seconds
+    yield "assemble", assemble([shard], [], str(run), str(run / "quarantine")).seconds
 
 
 def main() -> int:
@@ -326,10 +260,10 @@ def main() -> int:
                                      "or near-duplicate filter), e.g. configs/dumps.toml")
     args = ap.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
-    from flows import prefect_env
+    from flows.cli import prefect_env
 
     prefect_env.configure()
-    from flows.api_server import share_temporary_api
+    from flows.dask_runner import share_temporary_api
 
     share_temporary_api()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="express-scale-"))
@@ -348,9 +282,9 @@ def main() -> int:
           + ", ".join(f"{f:,.0f}" for f in floors) + ")")
     config = str(Path(args.config).resolve()) if args.config else None
     prof = stage_profile(full, args.profile_sample, config)
-    per = {k: round(v, 3) for k, v in prof.items() if k not in ("posts", "candidate_windows")}
+    per = {k: round(v, 3) for k, v in prof.items() if k != "posts"}
     stage_rate = prof["posts"] / sum(per.values())
-    print(f"stages on {prof['posts']:,} posts ({int(prof['candidate_windows']):,} windows sent to spaCy), CPU s: "
+    print(f"steps on {prof['posts']:,} posts in one process, s: "
           + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
           + f"; sum = {stage_rate:,.0f} posts/s = {max(floors) / stage_rate:.1f}x the floor")
     s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines, config)

@@ -1,49 +1,202 @@
-"""Prefect flow that wires the build stages: ingest -> extract -> publish. It only wires."""
+"""The build flow: split -> filter (parallel) -> dedupe (in order) -> extract (parallel) ->
+assemble -> publish. It wires the plain steps of pipeline/ as Prefect tasks (retries, what runs
+where and when) and passes file paths and small typed results, never data.
+
+A small input is one shard run in this process; larger ones run on local Dask workers or an
+existing cluster. Every step writes a completion marker, so the same command after a kill resumes.
+"""
 from __future__ import annotations
 
-import uuid
-from datetime import datetime, timezone
+import json
+import os
+import threading
+from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed, wait
+from prefect.runtime import flow_run as prefect_run
 
-from flows import stages
-from schemas.config import load_recipe, override
+from flows.dask_runner import task_runner
+from pipeline import assemble, dedupe_shards, extract_shards, filter_shards, publish, shards
+from pipeline.progress import Progress
+from pipeline.results import AssembleResult, StepResult
+from pipeline.run import (build_run_id, check_inputs, default_workers, expand_inputs, input_record, load_any_recipe,
+                          load_saved_recipe, open_run, praw_inputs, run_lock)
+from schemas.config import override
+from sources.join import is_comment_input, order_inputs
 from warehouse.layout import Warehouse
 
-scrape_task = task(stages.scrape, name="scrape-praw", cache_policy=NO_CACHE)
-ingest_task = task(stages.ingest, name="ingest", cache_policy=NO_CACHE)
-extract_task = task(stages.extract, name="extract", cache_policy=NO_CACHE)
-publish_task = task(stages.publish, name="publish", cache_policy=NO_CACHE)
+split_task = task(shards.split_input, name="split-input", retries=2, retry_delay_seconds=5, cache_policy=NO_CACHE)
+filter_task = task(filter_shards.filter_shard, name="filter-shard", retries=1, cache_policy=NO_CACHE)
+dedupe_task = task(dedupe_shards.dedupe_shards, name="dedupe-shards", cache_policy=NO_CACHE)
+extract_task = task(extract_shards.extract_shard, name="extract-shard", retries=1, cache_policy=NO_CACHE)
+assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)
+publish_task = task(publish.publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
+pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE)
 
 
-def new_run_id() -> str:
-    return f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+def _run_parallel(step: str, submitted: list[Any]) -> list[StepResult]:
+    """Wait for shard tasks, printing progress as each finishes; results in submission order."""
+    progress = Progress(step, len(submitted))
+    for fut in as_completed(submitted):
+        r = fut.result()
+        progress.update(r.funnel.read, r.skipped, r.shard)
+    return [f.result() for f in submitted]
+
+
+def _split_and_filter(inputs: list[str], shards_dir: str, stems: dict[str, str], shard_lines: int,
+                      recipe_path: str, hashes: dict[str, str]) -> tuple[list[Any], dict[str, Any]]:
+    """Split the inputs (one task each) and, while they are being split, submit the filter task of
+    each submission-dump shard as soon as it is written: filtering does not wait for the whole
+    (possibly many-GB) dump to be cut. Returns the splits and the filter futures by shard path."""
+    splits = [split_task.submit(p, shards_dir, stems[p], shard_lines, hashes.get(p)) for p in inputs]
+    streamed = {stems[p]: 0 for p in inputs if not is_comment_input(p)}  # comment shards wait for all NSFW ids
+    filtering: dict[str, Any] = {}
+
+    def submit_ready() -> None:
+        for stem, count in streamed.items():
+            for entry in shards.split_so_far(shards_dir, stem, count):
+                filtering[entry["path"]] = filter_task.submit(entry, recipe_path)
+                streamed[stem] += 1
+
+    while wait(splits, timeout=0.25).not_done:
+        submit_ready()
+    done = [f.result() for f in splits]
+    submit_ready()
+    for sp in done:  # what was submitted early is the start of what the finished split lists
+        early = streamed.get(sp.stem, 0)
+        if early > len(sp.shards) or [e for e in sp.shards if e["path"] in filtering] != sp.shards[:early]:
+            raise RuntimeError(f"{sp.input}: the shards written while splitting differ from the split's list")
+    return done, filtering
+
+
+def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[str, Any]],
+                     recipe_path: str, filtering: dict[str, Any]) -> None:
+    """Filter submission-dump shards in parallel (`filtering`: those already submitted while
+    splitting), then the shards the comment join sends back with more NSFW ids."""
+    posts_first = [s for s in new_shards if not is_comment_input(s["source_file"])]
+    firsts = _run_parallel("filter", [filtering.get(s["path"]) or filter_task.submit(s, recipe_path)
+                                      for s in posts_first])
+    second = filter_shards.rejoin_plan(new_shards, prior_shards, firsts)
+    if second:
+        _run_parallel("filter comments", [filter_task.submit(s, recipe_path, ids) for s, ids in second])
+
+
+def _warm_gate_imports() -> None:
+    """Import Great Expectations (~4-7 s) in a background thread of this (otherwise idle) process
+    while the workers dedupe and extract, so publishing does not wait for it; a failed import
+    resurfaces in the gate."""
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # as warehouse/gx_adapter.py sets it
+
+    def load() -> None:
+        try:
+            import great_expectations  # noqa: F401
+        except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
+            pass
+
+    threading.Thread(target=load, name="warm-gx-import", daemon=True).start()
+
+
+@flow(name="express-shard-work")
+def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lines: int,
+                    prior_shards: list[dict[str, Any]], prior_inputs: list[dict[str, Any]],
+                    hashes: dict[str, str], warm_gate: bool = True) -> dict[str, Any]:
+    """The per-shard work of a run on the task runner it is given: split, filter, dedupe, extract;
+    returns the finished shards and the manifest's input entries. A flow of its own so that its
+    workers (each with a spaCy model) are shut down before the run is assembled and the quality
+    gate runs here: the workers and those steps never hold memory at the same time."""
+    inputs = order_inputs(list(inputs))  # submissions before comments, as a reader in order sees them
+    shards_dir = str(Path(run_dir) / "shards")
+    stems = shards.input_stems(inputs)
+    splits, filtering = _split_and_filter(inputs, shards_dir, stems, shard_lines, recipe_path, hashes)
+    new_shards = [s for sp in splits for s in sp.shards]
+    all_shards = prior_shards + new_shards
+    print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
+          f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
+    _filter_and_join(new_shards, prior_shards, recipe_path, filtering)
+    dedupe = dedupe_task.submit(all_shards, recipe_path)  # on a worker: its DuckDB memory is not ours
+    # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
+    extracts = [extract_task.submit(s, recipe_path, wait_for=[dedupe]) for s in all_shards]
+    if warm_gate:  # while a worker dedupes and the other idles: publishing then starts at once
+        _warm_gate_imports()
+    deduped = dedupe.result()
+    print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
+          f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
+    _run_parallel("extract", extracts)
+    return {"shards": all_shards, "inputs": prior_inputs + [input_record(sp.input, sp.sha256) for sp in splits]}
+
+
+def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
+              prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
+              extra_manifest: dict[str, Any] | None = None, publish: bool = True, workers: int = 0,
+              dask_address: str | None = None, hashes: dict[str, str] | None = None) -> dict[str, Any]:
+    """Wire one run (inside a flow): the shard work on its task runner, then assembling and
+    publishing here once those workers are gone. Prior shards (a rebuild's parent) are already
+    filtered: they are replayed through dedupe and, when their `work` folder is new, re-labelled."""
+    with run_lock(run_dir, run_id):
+        gate = publish and load_saved_recipe(recipe_path).gate.enabled
+        done = shard_work_flow.with_options(task_runner=task_runner(workers, dask_address))(
+            str(run_dir), recipe_path, list(inputs), shard_lines, prior_shards or [], prior_inputs or [],
+            hashes or {}, gate)
+        assembled: AssembleResult = assemble_task(done["shards"], done["inputs"], str(run_dir),
+                                                  str(wh.quarantine_dir(run_id)))
+        print(f"[ingest]  {assembled.ingest.to_dict()}", flush=True)
+        print(f"[extract] {assembled.extract.to_dict()}", flush=True)
+        if extra_manifest:  # kept for publish_flow, when this run is published later
+            (run_dir / "manifest-extra.json").write_text(json.dumps(extra_manifest, indent=2) + "\n")
+        release = None
+        if publish:
+            release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
+            print(f"[publish] {release.release_id} -> {release.path}", flush=True)
+        quarantine = wh.quarantine_dir(run_id)
+        return {"run_id": run_id, "release": release.to_dict() if release else None,
+                "ingest": {"funnel": assembled.ingest.to_dict(), "quarantine": str(quarantine / "ingest.parquet"),
+                           "raw_posts": [str(Path(s["path"]) / "posts.parquet") for s in assembled.shard_list]},
+                "extract": {"funnel": assembled.extract.to_dict(), "examples": assembled.examples,
+                            "disclosures": assembled.disclosures, "quarantine": str(quarantine / "extract.parquet")},
+                "shards": assembled.shards, "flow_run_id": str(prefect_run.id)}
 
 
 @flow(name="express-build")
-def build_flow(inputs: list[str], warehouse: str, config: str | None = None,
-               praw_terms: list[str] | None = None) -> dict[str, Any]:
-    """Read dump files (and/or scrape praw), filter, extract disclosures and publish a release."""
+def build_flow(inputs: list[str], warehouse: str, config: str | None = None, shard_lines: int | None = None,
+               run_id: str | None = None, publish: bool = True, workers: int | None = None,
+               dask_address: str | None = None, praw_terms: list[str] | None = None) -> dict[str, Any]:
+    """Build (and by default publish) a release from dumps and/or a praw pull, in resumable shards;
+    the same call after a kill resumes the same run. `workers`: None picks in-process (0) for small
+    inputs, else the recipe's; `dask_address` uses an existing cluster. publish=False leaves
+    publishing to `publish_flow`."""
     wh = Warehouse.at(warehouse)
-    run_id = new_run_id()
-    run_dir, quarantine = wh.run_dir(run_id), wh.quarantine_dir(run_id)
-    recipe = load_recipe(config)
+    recipe = load_any_recipe(config)
     if praw_terms:
         recipe = override(recipe, "sources", kind="praw", listing="search", terms=tuple(praw_terms))
-    recipe_path = str(stages.save_recipe(recipe, run_dir / "recipe.json"))
     inputs = list(inputs)
     if recipe.sources.kind == "praw":
-        scraped = scrape_task(str(wh.root / "inputs" / "praw"), recipe_path)
-        print(f"[scrape]  {scraped['path']}")
-        inputs.append(scraped["path"])
+        pulled = pull_task(recipe, str(wh.root / "inputs" / "praw"))
+        inputs += [str(f) for f in pulled.files]
+    check_inputs(inputs)
+    inputs = expand_inputs(inputs)
     if not inputs:
-        raise ValueError("no inputs: give --input files or a recipe with [sources] kind = \"praw\"")
-    ingested = ingest_task(inputs, str(run_dir), str(quarantine), recipe_path)
-    print(f"[ingest]  {ingested['funnel']}")
-    extracted = extract_task(ingested["raw_posts"], str(run_dir), str(quarantine), recipe_path)
-    print(f"[extract] {extracted['funnel']}")
-    release = publish_task(extracted["examples"], str(wh.root), recipe_path, run_id, ingested, extracted)
-    print(f"[publish] {release['dataset']}/{release['version']} -> {release['path']}")
-    return {"run_id": run_id, "release": release, "ingest": ingested, "extract": extracted}
+        raise ValueError("no inputs: give --input files (or folders of dumps) or a recipe with [sources] kind = \"praw\"")
+    shard_lines = shard_lines or recipe.orchestrate.shard_lines
+    run_id = run_id or build_run_id(inputs, recipe, shard_lines)
+    run_dir, recipe_path = open_run(wh, run_id, recipe, inputs, shard_lines)
+    workers = default_workers(inputs, recipe) if workers is None and not dask_address else (workers or 0)
+    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines, publish=publish, workers=workers,
+                     dask_address=dask_address)
+
+
+@flow(name="express-publish")
+def publish_flow(warehouse: str, run_id: str) -> dict[str, Any]:
+    """Publish a finished (assembled) run by id; a run that already has a release is not published twice."""
+    wh = Warehouse.at(warehouse)
+    run_dir = wh.run_dir(run_id)
+    marker = shards.read_marker(run_dir, "assemble")
+    if marker is None:
+        raise FileNotFoundError(f"{run_dir}: run not assembled yet; finish it with express build --resume {run_id}")
+    extra_file = run_dir / "manifest-extra.json"
+    extra = json.loads(extra_file.read_text()) if extra_file.exists() else None
+    with run_lock(run_dir, run_id):
+        return publish_task(str(wh.root), run_id, str(run_dir), str(run_dir / "recipe.json"),
+                            AssembleResult.from_marker(marker), extra).to_dict()

@@ -11,7 +11,7 @@ from prefect.deployments.runner import RunnerDeployment
 from prefect.schedules import Cron
 
 from flows.rebuild import rebuild_flow
-from flows.sharded import load_any_recipe
+from pipeline.run import load_any_recipe
 from warehouse.layout import Warehouse
 
 DEPLOYMENT_NAME = "weekly-rebuild"

@@ -131,10 +131,11 @@ class EvaluateConfig:
 
 @dataclass(frozen=True)
 class OrchestrateConfig:
-    """Sharded builds and the scheduled rebuild (flows/sharded.py, flows/deployments.py)."""
+    """How a build runs (pipeline/, flows/build.py) and the scheduled rebuild (flows/deployments.py)."""
 
     shard_lines: int = 50_000
-    workers: int = 2
+    workers: int = 2  # local Dask workers for inputs of in_process_below_mb or more
+    in_process_below_mb: int = 32  # smaller inputs run in the build's own process (--workers 0)
     cron: str = "0 4 * * 1"  # weekly, Monday 04:00
     timezone: str = "UTC"
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,14 +20,6 @@ def data_versions() -> dict[str, dict[str, str]]:
     """The declared version and checksum of each shipped data file."""
     with open(DATA_DIR / "versions.toml", "rb") as fh:
         return tomllib.load(fh)
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 @lru_cache(maxsize=None)

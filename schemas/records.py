@@ -166,3 +166,13 @@ class Malformed:
     source_line: int
     raw: str
     reason: str
+
+
+def quarantine_row(stage: str, rec: RawPost | Malformed, reason: str, with_text: bool = True) -> dict[str, Any]:
+    """A QUARANTINE row. Posts dropped after ingest may leave the text out, since the run's
+    posts.parquet already holds it (raw posts are stored once, keyed by id)."""
+    if isinstance(rec, Malformed):
+        return {"stage": stage, "reason": rec.reason, "post_id": None, "source_file": rec.source_file,
+                "source_line": rec.source_line, "raw": rec.raw}
+    return {"stage": stage, "reason": reason, "post_id": rec.id, "source_file": rec.source_file,
+            "source_line": rec.source_line, "raw": rec.text if with_text else None}

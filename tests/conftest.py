@@ -69,6 +69,6 @@ def demo_build(prefect_harness, demo_dump, tmp_path_factory) -> dict:
     from flows.build import build_flow
 
     warehouse = tmp_path_factory.mktemp("warehouse")
-    result = build_flow([str(demo_dump)], str(warehouse), str(REPO / "configs" / "demo.toml"))
+    result = build_flow([str(demo_dump)], str(warehouse), str(REPO / "configs" / "demo.toml"), workers=0)
     result["warehouse"] = str(warehouse)
     return result

@@ -65,7 +65,7 @@ def _semver(version: str) -> str:
 
 
 def _sha256(path: Path) -> str:
-    from schemas.lexicon import sha256_file
+    from schemas.checksums import sha256_file
 
     return sha256_file(path)
 

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from schemas.config import Recipe
-from schemas.lexicon import sha256_file
+from schemas.checksums import sha256_file
 from schemas.records import EXAMPLES
-from schemas.versioning import code_version
 
 from warehouse.catalog import register_release
 from warehouse.layout import Warehouse
 from warehouse.locking import file_lock
+from warehouse.manifest import release_fields, write_manifest
 from warehouse.parquet import ParquetSink, iter_rows
 from warehouse.splits import SPLITS, split_for, splits_for_config
 
@@ -95,8 +95,8 @@ def publish_release(
         tmp = warehouse.dataset_dir(dataset) / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir(parents=True)
         try:
-            manifest = _write_release(tmp, examples_path, warehouse, recipe, extra, dataset, version, parent, vocabulary)
-            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+            fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary)
+            write_manifest(tmp, fields, extra)
             for f in (tmp / "data").iterdir():
                 f.chmod(0o444)
             try:
@@ -120,8 +120,8 @@ def ensure_registered(warehouse: Warehouse, release: Release) -> list[str]:
         return register_release(warehouse, release.dataset, release.version, release.split_files(), latest=newest)
 
 
-def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe: Recipe, extra: dict[str, Any],
-                   dataset: str, version: str, parent: str | None, vocabulary: Any) -> dict[str, Any]:
+def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe: Recipe, dataset: str,
+                   version: str, parent: str | None, vocabulary: Any) -> dict[str, Any]:
     splits = splits_for_config(recipe.splits)
     sinks = {s: ParquetSink(tmp / split_file_name(s), EXAMPLES) for s in splits}
     try:
@@ -134,22 +134,10 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
         raise PublishError("no examples to publish: every post was dropped (see the funnel)")
     files = {s: sinks[s].path for s in splits}
     gate = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary)
-    return {
-        "dataset": dataset,
-        "version": version,
-        "parent_version": parent,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "rows": {s: sinks[s].rows for s in splits},
-        "masks": _count_masks(files),
-        "files": {split_file_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
-                  for s, p in files.items()},
-        "split_mode": "test_only" if recipe.splits.test_only else "hash",
-        "config": recipe.to_dict(),
-        "code_version": code_version(),
-        "vocabulary": gate.get("vocabulary") if gate else _describe_vocabulary(vocabulary),
-        "gate": gate,
-        **extra,
-    }
+    return release_fields(dataset, version, parent, recipe, {s: sinks[s].rows for s in splits}, _count_masks(files),
+                          {split_file_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
+                           for s, p in files.items()},
+                          gate.get("vocabulary") if gate else _describe_vocabulary(vocabulary), gate)
 
 
 def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: Recipe, dataset: str,

@@ -1,5 +1,10 @@
 """The `express` command line. Each command group lives in a module of this package with a
-`register(subparsers)` function; heavy imports (Prefect, spaCy) happen inside the commands."""
+`register(subparsers)` function; heavy imports (Prefect, spaCy) happen inside the commands.
+
+A user error (missing input, bad recipe, unknown release, corrupt dump, failed gate, ...) ends the
+command with a short message naming the file (and line or key) and a non-zero exit; the traceback
+is shown only with `--debug` or EXPRESS_DEBUG=1.
+"""
 from __future__ import annotations
 
 import argparse
@@ -17,17 +22,23 @@ COMMAND_MODULES = [
     "flows.cli.scale",
 ]
 
+# Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
+OFFLINE_DEFAULTS = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
+
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="express", description="Build EXPRESS-style emotion benchmarks and score models on them.")
     sub = ap.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         import_module(name).register(sub)
+    for p in sub.choices.values():
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show the full traceback of an error (also: EXPRESS_DEBUG=1)")
     return ap
 
 
-# Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
-OFFLINE_DEFAULTS = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
+def debugging(args: argparse.Namespace | None = None) -> bool:
+    return bool(getattr(args, "debug", False)) or os.environ.get("EXPRESS_DEBUG", "") not in ("", "0")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +46,21 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(key, value)
     args = parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    debug = debugging(args)
+    if not debug:  # Prefect would log each failed task's traceback; the reason is printed below
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"express {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - every error becomes a short message unless debugging
+        if debug:
+            raise
+        from flows.cli.errors import explain
+
+        print(f"express {args.command}: {explain(exc, args.command)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from flows import prefect_env
+from flows.cli import prefect_env
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -34,7 +34,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from flows.evaluate import evaluate_flow
     from flows.release_flows import card_flow, report_flow
 
-    built = build_flow([str(dump)], str(wh.root), str(DEMO_CONFIG))
+    built = build_flow([str(dump)], str(wh.root), str(DEMO_CONFIG), workers=0)
     rel = built["release"]
     release_id = f"{rel['dataset']}/{rel['version']}"
     manifest = json.loads(Path(rel["manifest"]).read_text())
@@ -59,23 +59,61 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_build(args: argparse.Namespace) -> int:
-    prefect_env.configure()
-    from flows.build import build_flow
-    from schemas.config import load_recipe
+def build_inputs(args: argparse.Namespace, command: str = "build") -> tuple[list[str], str | None, str | None]:
+    """(inputs, recipe path, run id) of a build, checked before any flow starts: `--resume ID` takes the
+    run's recorded inputs and saved recipe; otherwise the recipe must load and every input exist."""
+    from pipeline.run import check_inputs, expand_inputs, load_any_recipe, run_facts
     from warehouse.layout import Warehouse
 
-    try:
-        if not args.input and not args.praw_query and load_recipe(args.config).sources.kind != "praw":
-            raise ValueError("no input: give --input FILE, --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
-        built = build_flow([str(Path(p)) for p in args.input or []], str(Warehouse.at(args.warehouse).root),
-                           args.config, praw_terms=args.praw_query or None)
-    except Exception as exc:  # one-line reason, non-zero exit: nothing was published
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"express build: nothing published: {reason}", file=sys.stderr)
-        return 1
+    if args.resume:
+        facts = run_facts(Warehouse.at(args.warehouse), args.resume)
+        args.shard_lines = args.shard_lines or facts["shard_lines"]
+        run_dir = Warehouse.at(args.warehouse).run_dir(args.resume)
+        inputs, config, run_id = facts["inputs"], str(run_dir / "recipe.json"), args.resume
+    else:
+        inputs, config, run_id = [str(Path(p)) for p in args.input or []], args.config, args.run_id
+    recipe = load_any_recipe(config)
+    if not inputs and not args.praw_query and recipe.sources.kind != "praw":
+        raise ValueError("no input: give --input FILE, --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
+    check_inputs(inputs)
+    return expand_inputs(inputs), config, run_id
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """The one build: sharded and resumable; in this process for small inputs, else on Dask."""
+    inputs, config, run_id = build_inputs(args)
+    prefect_env.configure()
+    from flows.build import build_flow
+    from flows.dask_runner import share_temporary_api
+    from pipeline.run import default_workers, load_any_recipe
+    from warehouse.layout import Warehouse
+
+    workers = args.workers
+    if workers is None and not args.dask_address:
+        workers = default_workers(inputs, load_any_recipe(config))
+    if workers and not args.dask_address:
+        share_temporary_api()  # one temporary Prefect API for this process and its local workers
+    built = build_flow(inputs, str(Warehouse.at(args.warehouse).root), config, args.shard_lines, run_id,
+                       workers=workers, dask_address=args.dask_address, praw_terms=args.praw_query or None)
     print(built["release"]["manifest"])
     return 0
+
+
+def build_arguments(p: argparse.ArgumentParser) -> None:
+    """The build's options, shared by `build` and its deprecated alias `build-sharded`."""
+    p.add_argument("--input", action="append", help="dump file (.zst, .jsonl, .ndjson); repeatable")
+    p.add_argument("--config", help="recipe TOML (default: built-in defaults)")
+    p.add_argument("--praw-query", action="append", metavar="TERM",
+                   help="pull Reddit search results for TERM with praw (repeatable; overrides [sources] terms)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local Dask worker processes (default: 0 = this process for inputs under "
+                        "[orchestrate] in_process_below_mb, else [orchestrate] workers)")
+    p.add_argument("--dask-address", help="use an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    p.add_argument("--shard-lines", type=int, default=None,
+                   help="raw lines per shard (default: [orchestrate] shard_lines); memory is bounded by it")
+    p.add_argument("--run-id", help="run id (default: derived from inputs, recipe, shard size, code version)")
+    p.add_argument("--resume", metavar="RUN_ID", help="resume a run by id with its recorded inputs and recipe")
+    warehouse_arg(p)
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -98,12 +136,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     warehouse_arg(p)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("build", help="build and publish a release from dump files")
-    p.add_argument("--input", action="append", help="dump file (.zst, .jsonl, .ndjson); repeatable")
-    p.add_argument("--config", help="recipe TOML (default: built-in defaults)")
-    p.add_argument("--praw-query", action="append", metavar="TERM",
-                   help="scrape Reddit search for TERM with praw (repeatable; overrides [sources] terms)")
-    warehouse_arg(p)
+    p = sub.add_parser("build", help="build and publish a release from dumps or a praw pull (resumable)")
+    build_arguments(p)
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("extract", help="find disclosures in a JSONL file of {id, text}")

@@ -11,7 +11,7 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from flows import prefect_env
+from flows.cli import prefect_env
 from flows.cli.core import warehouse_arg
 
 # flag name -> PredictorOptions field, for the options a user can set per run

@@ -39,7 +39,7 @@ def cmd_vocab(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from schemas.lexicon import sha256_file
+    from schemas.checksums import sha256_file
     from schemas.vocabulary import VocabularyError, declared_version, default_path
     from schemas.vocabulary.check import check_file
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from schemas.lexicon import ZERO, Decomposition, Vector, default_decomposition, sha256_file
+from schemas.checksums import sha256_file
+from schemas.lexicon import ZERO, Decomposition, Vector, default_decomposition
 
 DATA_DIR = Path(__file__).parent / "data"
 VERSION_FILE = DATA_DIR / "version.toml"

@@ -13,7 +13,6 @@ from filters.duplicate_index import KEYS, repeated_rows
 from filters.near_duplicates import NearDuplicateFilter
 from filters.near_index import NearIndex, write_bands
 from filters.reddit import ExactDuplicateFilter
-from flows.shard_dedupe import first_objection
 from schemas.records import RawPost
 from warehouse.parquet import ParquetSink
 
@@ -59,7 +58,7 @@ def _shard_files(tmp_path: Path, texts: list[str], near: NearDuplicateFilter, pe
 
 def _indexed(tmp_path: Path, files: list[dict[str, Path]], exact: bool,
              keys_per_slice: int = 2_500_000) -> Iterator[list[tuple[int, str]]]:
-    """Each shard's drops in turn, as flows/shard_dedupe.py decides them."""
+    """Each shard's drops in turn, as pipeline/dedupe_shards.py decides them (filters/dedupe.py)."""
     repeats = repeated_rows([f["keys"] for f in files], tmp_path / "spill-exact") if exact else {}
     index = NearIndex(NearDuplicateFilter(threshold=0.8, num_perm=64), [f["bands"] for f in files],
                       [f["sigs"] for f in files], tmp_path / "near", memory_mb=16, threads=1,
@@ -78,7 +77,8 @@ def _in_order(texts: list[str], per_file: int, exact: bool) -> list[list[tuple[i
     chain = [ExactDuplicateFilter(), near] if exact else [near]
     out: list[list[tuple[int, str]]] = [[] for _ in range(0, len(texts), per_file)]
     for i, text in enumerate(texts):
-        if (reason := first_objection(chain, RawPost(id=str(i), text=text), None, None)) is not None:
+        post = RawPost(id=str(i), text=text)
+        if (reason := next((r for f in chain if (r := f.check(post)) is not None), None)) is not None:
             out[i // per_file].append((i % per_file, reason))
     return out
 

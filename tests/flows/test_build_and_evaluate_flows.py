@@ -24,7 +24,7 @@ def test_build_funnel_adds_up_and_is_in_the_manifest(demo_build):
     assert all(q["source_line"] > 0 for q in quarantine)
     # posts dropped at extraction are quarantined by id: their text stays stored once, in raw_posts
     extract_q = pq.read_table(Path(demo_build["ingest"]["quarantine"]).with_name("extract.parquet")).to_pylist()
-    raw_ids = set(pq.read_table(demo_build["ingest"]["raw_posts"], columns=["id"]).column("id").to_pylist())
+    raw_ids = {i for p in demo_build["ingest"]["raw_posts"] for i in pq.read_table(p, columns=["id"]).column("id").to_pylist()}
     assert len(extract_q) == sum(demo_build["extract"]["funnel"]["dropped"].values()) > 0
     assert all(q["raw"] is None and q["post_id"] in raw_ids for q in extract_q)
 

@@ -1,5 +1,5 @@
 """The local Dask workers the sharded build starts run with our settings, not Dask's defaults that
-slow extraction down (see flows/sharded.py::LOCAL_WORKER_CONFIG)."""
+slow extraction down (see flows/dask_runner.py::LOCAL_WORKER_CONFIG)."""
 import os
 
 
@@ -15,7 +15,7 @@ def test_local_workers_keep_glibc_trimming_and_run_without_the_stack_profiler(pr
     from prefect import flow, task
     from prefect.cache_policies import NO_CACHE
 
-    from flows.sharded import quiet, task_runner
+    from flows.dask_runner import task_runner
 
     facts_task = task(_worker_facts, name="worker-facts", cache_policy=NO_CACHE)
 
@@ -23,7 +23,7 @@ def test_local_workers_keep_glibc_trimming_and_run_without_the_stack_profiler(pr
     def facts_flow() -> dict:
         return facts_task.submit().result()
 
-    facts = facts_flow.with_options(task_runner=quiet(task_runner(1)))()
+    facts = facts_flow.with_options(task_runner=task_runner(1))()
     assert facts["pid"] != os.getpid()  # really ran in a worker process
     assert facts["malloc_trim"] is None and facts["profiler"] is False
     assert facts["omp_threads"] == "1"  # Dask's other pre-spawn settings are kept

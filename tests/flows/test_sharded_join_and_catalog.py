@@ -50,10 +50,10 @@ def join_inputs(tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="module")
 def sharded_join_build(prefect_harness, join_inputs, tmp_path_factory) -> dict:
-    from flows.sharded import run_sharded_build
+    from flows.build import build_flow
 
     wh = tmp_path_factory.mktemp("sharded-join")
-    built = run_sharded_build(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
+    built = build_flow(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
     return {**built, "warehouse": str(wh)}
 
 
@@ -61,7 +61,8 @@ def test_sharded_build_joins_comments_to_nsfw_submissions_like_the_unsharded_bui
         join_inputs, sharded_join_build, tmp_path):
     from flows.build import build_flow
 
-    plain = build_flow(join_inputs["inputs"], str(tmp_path / "plain"), join_inputs["config"])
+    plain = build_flow(join_inputs["inputs"], str(tmp_path / "plain"), join_inputs["config"], 10**6, workers=0)
+    assert plain["shards"] == 2  # one shard an input
     sharded_manifest = json.loads(Path(sharded_join_build["release"]["manifest"]).read_text())
     plain_manifest = json.loads(Path(plain["release"]["manifest"]).read_text())
     assert sharded_join_build["shards"] == 5  # 4 submission shards, 1 comment shard
@@ -97,7 +98,7 @@ def _view_sql(wh: Path, name: str) -> str:
 
 
 def test_rerun_and_publish_restore_catalog_views_of_an_already_published_run(join_inputs, sharded_join_build):
-    from flows.sharded import publish_flow, run_sharded_build
+    from flows.build import build_flow, publish_flow
     from warehouse.publish import publish_release
     from warehouse.layout import Warehouse
     from schemas.config import load_recipe
@@ -106,7 +107,7 @@ def test_rerun_and_publish_restore_catalog_views_of_an_already_published_run(joi
     before = _views(wh)
     assert before["express_demo_v1_train"] == before["express_demo_latest_train"] > 0
     (wh / "catalog.duckdb").unlink()  # as if killed between the release rename and the registration
-    again = run_sharded_build(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
+    again = build_flow(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
     assert again["release"]["already_published"] == "true" and again["release"]["version"] == "v1"
     assert _views(wh) == before
     assert [p.parent.name for p in wh.glob("express-demo/v*/manifest.json")] == ["v1"]

@@ -1,5 +1,5 @@
 """The sharded build for real: kill -9 mid-build, rerun the same command, and get a release whose
-data files are byte-identical to an uninterrupted build (and to the unsharded build)."""
+data files are byte-identical to an uninterrupted build (and to a one-shard build)."""
 import hashlib
 import json
 import os
@@ -22,7 +22,7 @@ def _data_hashes(manifest: str | Path) -> dict[str, str]:
 
 
 def _cli(dump: Path, warehouse: Path, workers: int) -> list[str]:
-    return [sys.executable, "-m", "flows.cli", "build-sharded", "--input", str(dump), "--config", CONFIG,
+    return [sys.executable, "-m", "flows.cli", "build", "--input", str(dump), "--config", CONFIG,
             "--warehouse", str(warehouse), "--shard-lines", str(SHARD_LINES), "--workers", str(workers)]
 
 
@@ -34,13 +34,13 @@ def _env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def sharded_demo(prefect_harness, demo_dump, tmp_path_factory):
-    from flows.sharded import run_sharded_build
+    from flows.build import build_flow
 
-    return run_sharded_build([str(demo_dump)], str(tmp_path_factory.mktemp("sharded") / "wh"), CONFIG,
+    return build_flow([str(demo_dump)], str(tmp_path_factory.mktemp("sharded") / "wh"), CONFIG,
                              shard_lines=150, workers=0)
 
 
-def test_sharded_build_matches_the_unsharded_build(demo_build, sharded_demo):
+def test_a_build_in_six_shards_matches_the_one_shard_build(demo_build, sharded_demo):
     built = sharded_demo
     assert built["shards"] == 6
     plain = json.loads(Path(demo_build["release"]["manifest"]).read_text())
@@ -73,7 +73,7 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
 
 
 def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, demo_dump, tmp_path):
-    from flows.sharded import run_sharded_build
+    from flows.build import build_flow
 
     killed_wh = tmp_path / "killed"
     proc = subprocess.Popen(_cli(demo_dump, killed_wh, 0), cwd=REPO, env=_env(), start_new_session=True,
@@ -102,7 +102,7 @@ def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, d
     assert {p: (p / "filter.done").stat().st_mtime_ns for p in shard_dirs} == stamps  # finished shards untouched
     assert [p.parent.name for p in killed_wh.glob("express-demo/v*/manifest.json")] == ["v1"]
 
-    clean = run_sharded_build([str(demo_dump)], str(tmp_path / "clean"), CONFIG, SHARD_LINES, workers=0)
+    clean = build_flow([str(demo_dump)], str(tmp_path / "clean"), CONFIG, SHARD_LINES, workers=0)
     assert _data_hashes(manifest) == _data_hashes(clean["release"]["manifest"])
     resumed, uninterrupted = json.loads(Path(manifest).read_text()), clean["release"]["manifest"]
     assert resumed["funnel"] == json.loads(Path(uninterrupted).read_text())["funnel"]
@@ -117,9 +117,9 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
     from prefect import flow
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    from flows import shards
-    from flows.sharded import _split_and_filter
-    from flows.stages import save_recipe
+    from flows.build import _split_and_filter
+    from pipeline import shards
+    from pipeline.run import save_recipe
     from schemas.config import load_recipe
 
     write_shard = shards._write_shard
@@ -136,13 +136,13 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
     @flow(name="split-and-filter", task_runner=ThreadPoolTaskRunner(max_workers=2))
     def split_and_filter():
         splits, filtering = _split_and_filter([str(demo_dump)], str(root), {str(demo_dump): "demo"}, 150,
-                                              str(recipe))
+                                              str(recipe), {})
         return splits, [f.result() for f in filtering.values()]
 
     (split,), filtered = split_and_filter()
-    assert len(split["shards"]) >= 4 and len(filtered) == len(split["shards"])
+    assert len(split.shards) >= 4 and len(filtered) == len(split.shards)
     split_end = (root / "split-demo.done").stat().st_mtime_ns
-    first_filtered = (Path(split["shards"][0]["path"]) / "filter.done").stat().st_mtime_ns
+    first_filtered = (Path(split.shards[0]["path"]) / "filter.done").stat().st_mtime_ns
     assert first_filtered < split_end
 
 
@@ -150,7 +150,7 @@ def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_
                                                                                        tmp_path):
     """Shards written before the damage may already be filtered (filtering starts during the
     split); the build still stops with the dump's name and no release or catalog view appears."""
-    from flows.sharded import run_sharded_build
+    from flows.build import build_flow
     from sources.dumps import DumpError
     from warehouse.catalog import list_views
     from warehouse.layout import Warehouse
@@ -160,6 +160,6 @@ def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_
     broken.write_bytes(data[: len(data) * 3 // 4])
     wh = tmp_path / "wh"
     with pytest.raises(DumpError, match=r"RS_2024-01\.zst.*truncated"):
-        run_sharded_build([str(broken)], str(wh), CONFIG, shard_lines=100, workers=0)
+        build_flow([str(broken)], str(wh), CONFIG, shard_lines=100, workers=0)
     assert not list(wh.glob("express-demo/v*"))
     assert list_views(Warehouse.at(wh)) == []

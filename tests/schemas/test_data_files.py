@@ -3,7 +3,8 @@ from pathlib import Path
 import pytest
 
 from schemas.config import ConfigError, load_recipe, recipe_from_dict
-from schemas.lexicon import DATA_DIR, DIMS, ZERO, data_versions, default_decomposition, lexicon_terms, load_decomposition, sha256_file
+from schemas.checksums import sha256_file
+from schemas.lexicon import DATA_DIR, DIMS, ZERO, data_versions, default_decomposition, lexicon_terms, load_decomposition
 
 REPO = Path(__file__).resolve().parents[2]
 

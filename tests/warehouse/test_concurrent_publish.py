@@ -3,7 +3,7 @@ import multiprocessing as mp
 from dataclasses import replace
 
 from schemas.config import GateConfig, Recipe
-from schemas.lexicon import sha256_file
+from schemas.checksums import sha256_file
 from schemas.records import EXAMPLES, Example
 from warehouse.catalog import list_views
 from warehouse.layout import Warehouse

@@ -6,7 +6,7 @@ import pytest
 from dataclasses import replace
 
 from schemas.config import GateConfig, Recipe
-from schemas.lexicon import sha256_file
+from schemas.checksums import sha256_file
 from schemas.records import EXAMPLES, Example
 from warehouse.catalog import list_views, view_name
 from warehouse.layout import Warehouse

@@ -5,11 +5,14 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from flows.shard_dedupe import dedupe_shards
-from flows.shard_stages import filter_shard, kept_posts
-from flows.shards import input_stems, read_marker, shard_lines, split_input, split_so_far, Shard
-from flows.stages import save_recipe
+from filters.dedupe import split_chain
+from filters.reddit import filters_from_config
+from pipeline.dedupe_shards import dedupe_shards, kept_posts
+from pipeline.filter_shards import filter_shard
+from pipeline.run import load_saved_recipe, save_recipe
+from pipeline.shards import input_stems, read_marker, shard_lines, split_input, split_so_far, Shard
 from schemas.config import load_recipe
+from schemas.records import RawPost
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,22 +28,34 @@ def _dump(tmp_path: Path, lines: list[str], name: str = "RS_2030-01.jsonl") -> P
     return p
 
 
+def _in_memory_drops(shards: list[dict], recipe: Path) -> list[list[int]]:
+    """The oracle: every kept post of every shard, in order, through the stateful filters' `check`."""
+    _, chain = split_chain(filters_from_config(load_saved_recipe(recipe).filters))
+    out = []
+    for s in shards:
+        rows = pq.read_table(Path(s["path"]) / "posts.parquet", columns=["id", "text"]).to_pylist()
+        out.append([k for k, r in enumerate(rows)
+                    if any(f.check(RawPost(id=r["id"], text=r["text"])) is not None for f in chain)])
+    return out
+
+
 def test_split_names_shards_deterministically_and_keeps_original_line_numbers(tmp_path):
     lines = [_post(i, f"post number {i} has some words in it") for i in range(23)]
     lines[7] = ""  # a blank line still counts as a line of the input
     dump = _dump(tmp_path, lines)
     out = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10)
-    assert [Path(s["path"]).name for s in out["shards"]] == ["RS_2030-01-00000", "RS_2030-01-00001",
+    assert [Path(s["path"]).name for s in out.shards] == ["RS_2030-01-00000", "RS_2030-01-00001",
                                                             "RS_2030-01-00002"]
-    assert [s["lines"] for s in out["shards"]] == [10, 10, 3] and out["lines"] == 23
-    second = Shard.from_dict(out["shards"][1])
+    assert [s["lines"] for s in out.shards] == [10, 10, 3] and out.lines == 23
+    second = Shard.from_dict(out.shards[1])
     got = list(shard_lines(second))
     assert [n for n, _ in got] == list(range(11, 21))
     assert got[0][1] == lines[10].encode()
     # a finished split is read back from its marker, not redone
     marker = tmp_path / "shards" / "split-RS_2030-01.done"
     before = marker.stat().st_mtime_ns
-    assert split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10) == out
+    again = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10)
+    assert again.skipped and not out.skipped and again.shards == out.shards and again.sha256 == out.sha256
     assert marker.stat().st_mtime_ns == before
 
 
@@ -50,11 +65,11 @@ def test_each_shard_is_listed_by_its_own_marker_as_soon_as_it_is_written(tmp_pat
     root = tmp_path / "shards"
     assert split_so_far(root, "RS_2030-01") == []
     out = split_input(str(dump), str(root), "RS_2030-01", 10)
-    assert split_so_far(root, "RS_2030-01") == out["shards"]
-    assert split_so_far(root, "RS_2030-01", start=1) == out["shards"][1:]
+    assert split_so_far(root, "RS_2030-01") == out.shards
+    assert split_so_far(root, "RS_2030-01", start=1) == out.shards[1:]
     # an interrupted split: only the shards written (in order) are listed
     (root / "RS_2030-01-00001" / "split.done").unlink()
-    assert split_so_far(root, "RS_2030-01") == out["shards"][:1]
+    assert split_so_far(root, "RS_2030-01") == out.shards[:1]
 
 
 def test_inputs_sharing_a_stem_get_distinct_shard_names():
@@ -70,16 +85,16 @@ def test_duplicates_are_caught_across_shards_and_after_a_resume(tmp_path):
     lines[7] = "{not json"
     dump = _dump(tmp_path, lines)
     recipe = save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json")
-    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 4)["shards"]
+    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 4).shards
     filtered = [filter_shard(s, str(recipe)) for s in shards]
-    assert [f["funnel"]["malformed"] for f in filtered] == [0, 1]
+    assert [f.funnel.malformed for f in filtered] == [0, 1]
     first = dedupe_shards(shards, str(recipe))
-    assert first[1]["funnel"]["dropped"] == {"duplicate": 1} and first[0]["funnel"]["dropped"] == {}
+    assert first[1].funnel.dropped == {"duplicate": 1} and first[0].funnel.dropped == {}
     # resume: the second shard's dedupe is redone; the first is replayed, so the repost is still caught
     (Path(shards[1]["path"]) / "dedupe.done").unlink()
     again = dedupe_shards(shards, str(recipe))
-    assert again[0]["skipped"] and not again[1]["skipped"]
-    assert again[1]["funnel"] == first[1]["funnel"]
+    assert again[0].skipped and not again[1].skipped
+    assert again[1].funnel == first[1].funnel
     kept = [p.id for p in kept_posts(Shard.from_dict(shards[1]))]
     assert "p6" not in kept and kept == ["p4", "p5"]
     assert read_marker(Path(shards[1]["path"]), "dedupe")["funnel"]["read"] == 3
@@ -88,7 +103,7 @@ def test_duplicates_are_caught_across_shards_and_after_a_resume(tmp_path):
 
 
 def test_comment_shards_join_nsfw_ids_that_submission_shards_persisted_also_after_a_resume(tmp_path):
-    from flows.shard_stages import nsfw_id_files
+    from pipeline.filter_shards import nsfw_id_files
 
     subs = [_post(i, f"submission {i} has plenty of words to pass the filters") for i in range(6)]
     subs[4] = json.dumps({**json.loads(subs[4]), "over_18": True})  # in the second submission shard
@@ -97,60 +112,56 @@ def test_comment_shards_join_nsfw_ids_that_submission_shards_persisted_also_afte
                 for k in range(4)]
     rs, rc = _dump(tmp_path, subs), _dump(tmp_path, comments, "RC_2030-01.jsonl")
     recipe = str(save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json"))
-    sub_shards = split_input(str(rs), str(tmp_path / "shards"), "RS_2030-01", 3)["shards"]
-    [com_shard] = split_input(str(rc), str(tmp_path / "shards"), "RC_2030-01", 10)["shards"]
-    assert [filter_shard(s, recipe)["funnel"]["dropped"] for s in sub_shards] == [{}, {"nsfw": 1}]
+    sub_shards = split_input(str(rs), str(tmp_path / "shards"), "RS_2030-01", 3).shards
+    [com_shard] = split_input(str(rc), str(tmp_path / "shards"), "RC_2030-01", 10).shards
+    assert [filter_shard(s, recipe).funnel.dropped for s in sub_shards] == [{}, {"nsfw": 1}]
     ids = nsfw_id_files(sub_shards)
     assert [Path(f).read_text() for f in ids] == ["p4\n"]  # the first shard's empty id file is left out
     assert (Path(sub_shards[0]["path"]) / "nsfw-submissions.txt").read_text() == ""
     first = filter_shard(com_shard, recipe, ids)
-    assert first["funnel"]["dropped"] == {"nsfw": 2} and first["comments_joined"] == 2
+    assert first.funnel.dropped == {"nsfw": 2} and first.comments_joined == 2
     # resume: the comment shard is redone from the id files the finished submission shards left
     (Path(com_shard["path"]) / "filter.done").unlink()
     again = filter_shard(com_shard, recipe, nsfw_id_files(sub_shards))
-    assert not again["skipped"] and again["funnel"] == first["funnel"]
+    assert not again.skipped and again.funnel == first.funnel
     kept = [r["id"] for r in pq.read_table(Path(com_shard["path"]) / "posts.parquet").to_pylist()]
     assert kept == ["c0", "c2"]
 
 
 def test_a_submission_shard_with_comments_is_refiltered_once_earlier_shards_ids_are_known(tmp_path):
-    from flows.shard_stages import needs_join, nsfw_id_files
+    from pipeline.filter_shards import needs_join, nsfw_id_files
 
     lines = [_post(i, f"submission {i} has plenty of words to pass the filters") for i in range(3)]
     lines[0] = json.dumps({**json.loads(lines[0]), "over_18": True})
     lines += [json.dumps({"id": f"c{k}", "link_id": f"t3_p{k}", "subreddit": "test", "author": f"c{k}",
                           "body": f"comment {k} says enough words to be kept here"}) for k in range(3)]
     recipe = str(save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json"))
-    first, second = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 3)["shards"]
-    assert filter_shard(first, recipe)["unjoined_comments"] == 0
+    first, second = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 3).shards
+    assert filter_shard(first, recipe).unjoined_comments == 0
     alone = filter_shard(second, recipe)
-    assert alone["funnel"]["kept"] == 3 and alone["unjoined_comments"] == 3
+    assert alone.funnel.kept == 3 and alone.unjoined_comments == 3
     ids = nsfw_id_files([first])
     assert needs_join(alone, ids) and not needs_join(alone, [])
     joined = filter_shard(second, recipe, ids)
-    assert not joined["skipped"] and joined["funnel"]["dropped"] == {"nsfw": 1} and joined["comments_joined"] == 1
-    assert filter_shard(second, recipe, ids)["skipped"]  # done with these ids: not redone again
+    assert not joined.skipped and joined.funnel.dropped == {"nsfw": 1} and joined.comments_joined == 1
+    assert filter_shard(second, recipe, ids).skipped  # done with these ids: not redone again
 
 
 def test_duplicate_index_drops_the_same_rows_as_the_in_order_filter(tmp_path):
-    """The DuckDB key-file dedupe (default for exact duplicates) and the replaying Python filter
-    agree row for row: repeats within a shard, across shards, and of a post seen two shards back."""
+    """The DuckDB key-file dedupe and the in-memory filter (the oracle) agree row for row: repeats
+    within a shard, across shards, and of a post seen two shards back."""
     texts = [f"distinct post {i} with several words here" for i in range(30)]
     for dup, orig in ((3, 1), (12, 1), (13, 11), (14, 14 - 1), (25, 3), (29, 20)):
         texts[dup] = texts[orig].upper()
     dump = _dump(tmp_path, [_post(i, t) for i, t in enumerate(texts)])
     recipe = save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json")
-    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10)["shards"]
+    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10).shards
     for s in shards:
         filter_shard(s, str(recipe))
     assert all((Path(s["path"]) / "dup-keys.parquet").exists() for s in shards)
-    by_index = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
-    for s in shards:  # without key files the same step replays the shards through ExactDuplicateFilter
-        (Path(s["path"]) / "dedupe.done").unlink()
-        (Path(s["path"]) / "dup-keys.parquet").unlink()
-    in_order = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
-    assert by_index == in_order
-    assert [rows for rows, _ in by_index] == [[3], [2, 3, 4], [5, 9]]
+    by_index = [d.dropped_rows for d in dedupe_shards(shards, str(recipe))]
+    assert by_index == _in_memory_drops(shards, recipe)
+    assert by_index == [[3], [2, 3, 4], [5, 9]]
 
 
 def test_duplicate_index_finds_repeats_under_a_small_memory_limit(tmp_path):
@@ -178,8 +189,8 @@ def test_near_duplicate_keys_made_while_filtering_drop_the_same_rows_as_the_in_m
     """With the near-duplicate filter on, each shard's filter step stores the MinHash signature of
     every kept post (near-signatures.npy, row-aligned with posts.parquet) and its LSH band keys
     (near-bands.parquet), so dedupe decides in DuckDB and replays shared keys only; it must drop
-    exactly the rows the filters' `check` drops from the text (as for shards filtered before these
-    files were stored), including near copies one and two shards back, also when resumed."""
+    exactly the rows the filters' `check` drops from the text (the oracle), including near copies one
+    and two shards back, also when resumed."""
     import dataclasses
 
     import numpy as np
@@ -198,7 +209,7 @@ def test_near_duplicate_keys_made_while_filtering_drop_the_same_rows_as_the_in_m
     base = load_recipe(REPO / "configs" / "demo.toml")
     near_on = dataclasses.replace(base, filters=dataclasses.replace(base.filters, near_duplicate_threshold=0.8))
     recipe = save_recipe(near_on, tmp_path / "recipe.json")
-    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 6)["shards"]
+    shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 6).shards
     for s in shards:
         filter_shard(s, str(recipe))
     for s in shards:
@@ -206,17 +217,13 @@ def test_near_duplicate_keys_made_while_filtering_drop_the_same_rows_as_the_in_m
         rows = pq.ParquetFile(Path(s["path"]) / "posts.parquet").metadata.num_rows
         assert sigs.shape == (rows, 64) and sigs.dtype == np.uint32
     assert all((Path(s["path"]) / "near-bands.parquet").exists() for s in shards)
-    stored = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
+    stored = [(d.dropped_rows, d.funnel) for d in dedupe_shards(shards, str(recipe))]
     (Path(shards[-1]["path"]) / "dedupe.done").unlink()  # resume: earlier shards still count, unchanged
     resumed = dedupe_shards(shards, str(recipe))
-    assert [d["skipped"] for d in resumed] == [True, True, False]
-    assert [(d["dropped_rows"], d["funnel"]) for d in resumed] == stored
-    for s in shards:  # as a shard filtered before signatures were kept: dedupe computes them from the text
-        (Path(s["path"]) / "dedupe.done").unlink()
-        (Path(s["path"]) / "near-signatures.npy").unlink()
-    from_text = [(d["dropped_rows"], d["funnel"]) for d in dedupe_shards(shards, str(recipe))]
-    assert stored == from_text
-    assert [f["dropped"] for _, f in stored] == [{"near_duplicate": 1}, {"near_duplicate": 1}, {"duplicate": 1}]
+    assert [d.skipped for d in resumed] == [True, True, False]
+    assert [(d.dropped_rows, d.funnel) for d in resumed] == stored
+    assert [rows for rows, _ in stored] == _in_memory_drops(shards, recipe)
+    assert [f.dropped for _, f in stored] == [{"near_duplicate": 1}, {"near_duplicate": 1}, {"duplicate": 1}]
 
     for s in shards:  # signatures of the wrong row count: dedupe stops naming the file, before any marker
         np.save(Path(s["path"]) / "near-signatures.npy", np.zeros((2, 64), dtype=np.uint32))

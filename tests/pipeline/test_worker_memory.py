@@ -4,7 +4,7 @@ from __future__ import annotations
 import psutil
 
 from filters.language import detect
-from flows.worker_memory import hand_back_memory
+from pipeline.worker_memory import hand_back_memory
 
 
 def test_handing_back_memory_releases_the_language_model_which_reloads_when_needed_again():

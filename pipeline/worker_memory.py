@@ -3,7 +3,7 @@
 A worker filters shards, then (one of them) dedupes, then extracts with a spaCy model. What the
 earlier steps loaded or freed stays in its RSS while it extracts unless handed back: the language
 model of the filters (~80 MB, reloaded if the worker filters again), and heap pages glibc keeps
-after large frees (local workers run without Dask's MALLOC_TRIM_THRESHOLD_: flows/sharded.py).
+after large frees (local workers run without Dask's MALLOC_TRIM_THRESHOLD_: flows/dask_runner.py).
 """
 from __future__ import annotations
 

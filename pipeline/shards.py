@@ -1,4 +1,5 @@
-"""Shards of a run: deterministic names, atomic outputs and `.done` markers, and the cheap split.
+"""Shards of a run: deterministic names, atomic outputs and `.done` markers (the only resume), and
+the cheap split.
 
 A shard is a contiguous range of raw lines of one input file, stored under
 `<run>/shards/<input-stem>-<k:05d>/`. Every step writes its files under temporary names and
@@ -18,7 +19,8 @@ from typing import Any
 
 import zstandard
 
-from schemas.lexicon import sha256_file
+from pipeline.results import SplitResult
+from schemas.checksums import sha256_file
 from sources.dumps import iter_lines
 
 SHARD_FILE = "lines.jsonl.zst"
@@ -78,9 +80,9 @@ def write_marker(folder: Path, step: str, data: dict[str, Any]) -> None:
     os.replace(tmp, m)
 
 
-def timed(result: dict[str, Any], started: float) -> dict[str, Any]:
-    """A step's result with the seconds since `started` (time.perf_counter()), for its marker."""
-    return {**result, "seconds": round(time.perf_counter() - started, 3)}
+def seconds_since(started: float) -> float:
+    """Seconds since `started` (time.perf_counter()), as a step's result records them."""
+    return round(time.perf_counter() - started, 3)
 
 
 def tmp_name(path: Path) -> Path:
@@ -114,15 +116,17 @@ def _write_shard(folder: Path, lines: list[bytes]) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def split_input(path: str, shards_dir: str, stem: str, shard_lines: int) -> dict[str, Any]:
-    """Cut one dump into shards of `shard_lines` raw lines (decompress and split only, no parsing).
+def split_input(path: str, shards_dir: str, stem: str, shard_lines: int, sha256: str | None = None) -> SplitResult:
+    """Cut one dump into shards of `shard_lines` raw lines (decompress and split only, no parsing);
+    `sha256` is the input's hash when the caller already has it (it is computed once per run).
 
     Resumable: a finished split is read back from its marker; an unfinished one is redone.
     """
     root = Path(shards_dir)
     done = read_marker(root, f"split-{stem}")
     if done is not None:
-        return done
+        return SplitResult.from_marker(done)
+    started = time.perf_counter()
     source = str(Path(path))
     shards: list[dict[str, Any]] = []
     buf: list[bytes] = []
@@ -138,9 +142,9 @@ def split_input(path: str, shards_dir: str, stem: str, shard_lines: int) -> dict
             buf = []
     if buf or not shards:
         shards.append(_shard_entry(root, stem, len(shards), source, first, buf))
-    result = {"input": source, "stem": stem, "sha256": sha256_file(Path(path)), "lines": total,
-              "shard_lines": shard_lines, "shards": shards}
-    write_marker(root, f"split-{stem}", result)
+    result = SplitResult(source, stem, sha256 or sha256_file(path), total, shard_lines, shards,
+                         seconds_since(started))
+    write_marker(root, f"split-{stem}", result.to_marker())
     return result
 
 

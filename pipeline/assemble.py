@@ -1,0 +1,80 @@
+"""The assemble step: join a run's finished shards into its tables, in shard order, and check that
+the run's funnels add up (what dedupe kept is exactly what extraction read)."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from pipeline.results import AssembleResult, DedupeResult, ExtractResult, FilterResult
+from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name, write_marker
+from schemas.funnel import Funnel
+from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE
+
+
+def concat_parquet(parts: list[Path], out: Path, schema: Any) -> int:
+    """Append the record batches of `parts` into `out` (atomically); returns the row count."""
+    rows = 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with pq.ParquetWriter(tmp_name(out), schema, compression="zstd") as writer:
+        for part in parts:
+            for batch in pq.ParquetFile(part).iter_batches(batch_size=2048):
+                writer.write_batch(batch)
+                rows += batch.num_rows
+    commit([out])
+    return rows
+
+
+def sum_funnels(funnels: list[Funnel]) -> Funnel:
+    total = Funnel()
+    for f in funnels:
+        total.read += f.read
+        total.kept += f.kept
+        total.malformed += f.malformed
+        total.dropped.update(f.dropped)
+    return total
+
+
+def assemble(shard_list: list[dict[str, Any]], inputs: list[dict[str, Any]], run_dir: str,
+             quarantine_dir: str) -> AssembleResult:
+    """The run's examples, disclosures and quarantine tables and its ingest and extract funnels;
+    `inputs` are the manifest's input entries."""
+    run, quarantine = Path(run_dir), Path(quarantine_dir)
+    done = read_marker(run, "assemble")
+    if done is not None:
+        return AssembleResult.from_marker(done)
+    started = time.perf_counter()
+    shards = [Shard.from_dict(s) for s in shard_list]
+    marks = [(read_marker(s.path, "filter"), read_marker(s.path, "dedupe"), read_marker(s.labels_dir, "extract"))
+             for s in shards]
+    missing = [s.name for s, m in zip(shards, marks) if None in m]
+    if missing:
+        raise RuntimeError(f"{run}: shards not finished: {', '.join(missing[:5])}")
+    filtered = [FilterResult.from_marker(m[0]) for m in marks]
+    ingest = sum_funnels([m.funnel for m in filtered])
+    dedupe = sum_funnels([DedupeResult.from_marker(m[1]).funnel for m in marks])
+    ingest.kept = dedupe.kept
+    ingest.dropped.update(dedupe.dropped)
+    ingest.check("ingest (all shards)")
+    extract = sum_funnels([ExtractResult.from_marker(m[2]).funnel for m in marks])
+    extract.check("extract (all shards)")
+    if extract.read != ingest.kept:
+        raise RuntimeError(f"{run}: extract read {extract.read} posts but ingest kept {ingest.kept}")
+    concat_parquet([s.labels_dir / "examples.parquet" for s in shards], run / "examples.parquet", EXAMPLES)
+    concat_parquet([s.labels_dir / "disclosures.parquet" for s in shards], run / "disclosures.parquet",
+                   DISCLOSURES)
+    concat_parquet([p for s in shards for p in (s.path / "quarantine-ingest.parquet",
+                                                s.path / "quarantine-dedupe.parquet")],
+                   quarantine / "ingest.parquet", QUARANTINE)
+    concat_parquet([s.labels_dir / "quarantine-extract.parquet" for s in shards], quarantine / "extract.parquet",
+                   QUARANTINE)
+    for name, f in (("ingest", ingest), ("extract", extract)):
+        (run / f"{name}_funnel.json").write_text(json.dumps(f.to_dict(), indent=2) + "\n")
+    result = AssembleResult(ingest, extract, inputs, shard_list, str(run / "examples.parquet"),
+                            str(run / "disclosures.parquet"), sum(m.comments_joined for m in filtered),
+                            seconds_since(started))
+    write_marker(run, "assemble", result.to_marker())
+    return result

@@ -1,0 +1,44 @@
+"""The publish step: an assembled run becomes a release exactly once (a rerun after a kill finds
+the release its run already published)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pipeline.results import AssembleResult, Published
+from pipeline.run import load_saved_recipe
+from pipeline.shards import write_marker
+from warehouse.layout import Warehouse
+from warehouse.manifest import run_fields
+from warehouse.publish import Release, ensure_registered, publish_release
+
+
+def find_published(wh: Warehouse, run_id: str) -> Published | None:
+    """The release a run already published."""
+    for manifest in sorted(wh.root.glob("*/v*/manifest.json")):
+        try:
+            m = json.loads(manifest.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if m.get("run_id") == run_id:
+            return Published(m["dataset"], m["version"], str(manifest.parent), str(manifest), True)
+    return None
+
+
+def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, assembled: AssembleResult,
+                extra: dict[str, Any] | None = None) -> Published:
+    """Publish the assembled run unless a release of this run already exists; `extra` adds
+    manifest fields (e.g. the parent release of an incremental rebuild)."""
+    wh = Warehouse.at(warehouse)
+    existing = find_published(wh, run_id)
+    if existing is not None:  # a kill may have landed before the catalog registration: ensure the views
+        ensure_registered(wh, Release.at(Path(existing.path)))
+        return existing
+    recipe = load_saved_recipe(recipe_path)
+    fields = run_fields(run_id, recipe, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
+                        extra)
+    release = publish_release(Path(assembled.examples), wh, recipe, fields)
+    out = Published(release.dataset, release.version, str(release.path), str(release.manifest_path))
+    write_marker(Path(run_dir), "publish", out.to_dict())
+    return out

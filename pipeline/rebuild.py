@@ -1,0 +1,110 @@
+"""Planning an incremental (scheduled) rebuild: which inputs the latest release has not read, and
+whether its stored shards can be reused as they are or need their labels re-derived.
+
+Posts already filtered for the parent are reused from its run's shards (`posts.parquet`); they are
+replayed through dedupe so a repost in a new dump is still caught as a duplicate.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.results import AssembleResult
+from pipeline.run import derive_run_id, input_fingerprint, input_record
+from pipeline.shards import read_marker
+from schemas.checksums import sha256_file
+from schemas.config import Recipe
+from schemas.lexicon import data_versions
+from schemas.versioning import code_version
+from warehouse.layout import Warehouse
+
+HASHES_FILE = "sha256.json"  # <warehouse>/inputs/: input hashes by (path, size, mtime), so dumps are hashed once
+
+
+@dataclass
+class RebuildPlan:
+    """What a rebuild reads and reuses; `run_id` is None when the latest release is up to date."""
+
+    run_id: str | None
+    new_inputs: list[str]
+    hashes: dict[str, str]
+    prior_shards: list[dict[str, Any]] = field(default_factory=list)
+    prior_inputs: list[dict[str, Any]] = field(default_factory=list)
+    extra_manifest: dict[str, Any] | None = None
+    parent: str | None = None
+    relabel: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+def input_hashes(wh: Warehouse, paths: list[str]) -> dict[str, str]:
+    """The sha256 of each input, from the warehouse's memo when the file is unchanged (path, size,
+    mtime), else read once and remembered."""
+    memo_path = wh.root / "inputs" / HASHES_FILE
+    memo = json.loads(memo_path.read_text()) if memo_path.exists() else {}
+    out = {}
+    for p in paths:
+        key = input_fingerprint(p)
+        out[p] = memo.get(key) or sha256_file(p)
+        memo[key] = out[p]
+    memo_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = memo_path.with_name(".tmp-" + memo_path.name)
+    tmp.write_text(json.dumps(memo, indent=1, sort_keys=True) + "\n")
+    tmp.replace(memo_path)
+    return out
+
+
+def latest_manifest(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
+    versions = wh.versions(dataset)
+    if not versions:
+        return None
+    return json.loads((wh.release_dir(dataset, versions[-1]) / "manifest.json").read_text())
+
+
+def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any]) -> list[str]:
+    """Why the parent's labels cannot be reused (code, lexicon, decomposition or extract config)."""
+    versions = data_versions()
+    why = []
+    if parent.get("code_version") != code_version():
+        why.append("code_version")
+    if parent.get("lexicon_version") != versions["lexicon"]["version"]:
+        why.append("lexicon_version")
+    if parent.get("decomposition_version") != versions["decomposition"]["version"]:
+        why.append("decomposition_version")
+    if parent.get("config", {}).get("extract") != recipe_dict["extract"]:
+        why.append("extract config")
+    return why
+
+
+def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: int) -> RebuildPlan:
+    """Compare the inputs with the latest release of the recipe's dataset and plan the run."""
+    rd = recipe.to_dict()
+    hashes = input_hashes(wh, files)
+    parent = latest_manifest(wh, recipe.dataset.name)
+    parent_run = read_marker(wh.run_dir(parent["run_id"]), "assemble") if parent else None
+    reusable = parent_run is not None and parent["config"]["filters"] == rd["filters"]
+    if parent and not reusable:
+        print(f"[rebuild] parent {parent['dataset']}/{parent['version']} cannot be extended (filters changed or "
+              "its run folder is gone): full build", flush=True)
+    known = {i["sha256"] for i in parent["inputs"]} if reusable else set()
+    new = [p for p in files if hashes[p] not in known]
+    relabel = labels_changed(parent, rd) if reusable else []
+    parent_id = f"{parent['dataset']}/{parent['version']}" if parent else None
+    if reusable and not new and not relabel:
+        return RebuildPlan(None, [], hashes, parent=parent_id,
+                           message=f"up to date: {parent_id} already has these inputs and rules")
+    run_id = derive_run_id("rebuild", parent["run_id"] if reusable else "", json.dumps(rd, sort_keys=True),
+                           str(shard_lines), *[hashes[p] for p in new])
+    prior = list(AssembleResult.from_marker(parent_run).shard_list) if reusable else []
+    if relabel:
+        run_dir = wh.run_dir(run_id)
+        prior = [{**s, "work": str(run_dir / "relabel" / f"{k:05d}-{Path(s['path']).name}")}
+                 for k, s in enumerate(prior)]
+    extra = None
+    if reusable:
+        extra = {"parent": parent_id,
+                 "incremental": {"new_inputs": [input_record(p, hashes[p]) for p in new],
+                                 "reused_shards": len(prior), "relabelled_because": relabel}}
+    return RebuildPlan(run_id, new, hashes, prior, parent["inputs"] if reusable else [], extra,
+                       parent_id if reusable else None, relabel)

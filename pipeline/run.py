@@ -1,0 +1,160 @@
+"""One run of the build: its id, its folder and saved recipe, its lock, and its inputs.
+
+A run id is derived from what the run reads and how (inputs, recipe, shard size, code version), so
+the same command after a kill finds the same run folder and resumes it from its markers.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from schemas.checksums import sha256_file
+from schemas.config import ConfigError, Recipe, load_recipe, recipe_from_dict
+from schemas.versioning import code_version
+from warehouse.layout import Warehouse
+from warehouse.locking import file_lock
+
+RUN_FILE = "run.json"
+RECIPE_FILE = "recipe.json"
+DUMP_PATTERNS = ("*.zst", "*.jsonl", "*.ndjson")
+
+
+class InputError(ValueError):
+    """An input the user named cannot be read; raised before any flow starts."""
+
+
+def save_recipe(recipe: Recipe, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(recipe.to_dict(), indent=2) + "\n")
+    return path
+
+
+def load_saved_recipe(path: str | Path) -> Recipe:
+    """The recipe a run saved (`recipe.json`), as every step of the run reads it."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the saved recipe: {exc}") from exc
+    return recipe_from_dict(data, str(path))
+
+
+def load_any_recipe(config: str | None) -> Recipe:
+    """A recipe TOML, or the `recipe.json` a run saved (to resume a run by its id alone)."""
+    return load_saved_recipe(config) if config and config.endswith(".json") else load_recipe(config)
+
+
+def derive_run_id(*parts: str) -> str:
+    """The one run-id scheme: a hash of what the run reads and how, plus the code version."""
+    h = hashlib.sha256()
+    for part in (*parts, code_version()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return f"run-{h.hexdigest()[:16]}"
+
+
+def input_fingerprint(path: str) -> str:
+    """Path, size and mtime: cheap, and enough to tell a rerun of the same command (no hashing)."""
+    st = Path(path).stat()
+    return f"{Path(path).resolve()}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def build_run_id(inputs: list[str], recipe: Recipe, shard_lines: int) -> str:
+    return derive_run_id(*map(input_fingerprint, inputs), json.dumps(recipe.to_dict(), sort_keys=True),
+                         str(shard_lines))
+
+
+def expand_inputs(inputs: list[str]) -> list[str]:
+    """Files in the given order, a folder as its dump files (sorted by name); each file once."""
+    out: list[str] = []
+    for p in map(Path, inputs):
+        if p.is_dir():
+            out.extend(sorted(str(f) for pat in DUMP_PATTERNS for f in p.glob(pat)))
+        else:
+            out.append(str(p))
+    return list(dict.fromkeys(out))
+
+
+def check_inputs(inputs: list[str]) -> None:
+    """Every input exists, is a file (or a folder of dumps) and can be opened: said before a flow starts."""
+    for p in map(Path, inputs):
+        if p.is_dir():
+            continue
+        if not p.exists():
+            raise InputError(f"{p}: no such file")
+        if not p.is_file():
+            raise InputError(f"{p}: not a file")
+        if not os.access(p, os.R_OK):
+            raise InputError(f"{p}: not readable (permission denied)")
+
+
+def input_record(path: str, sha256: str | None = None) -> dict[str, Any]:
+    """Manifest entry of one raw input: path and sha256 (computed unless given), plus the query of a
+    praw pull (never credentials)."""
+    p = Path(path)
+    entry: dict[str, Any] = {"path": str(p.resolve()), "sha256": sha256 or sha256_file(p)}
+    sidecar = p.with_suffix(".query.json")
+    if sidecar.is_file():
+        entry["kind"] = "praw"
+        entry["query"] = json.loads(sidecar.read_text())
+    return entry
+
+
+def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shard_lines: int) -> tuple[Path, str]:
+    """Create or reopen a run folder (its `run.json` written once); refuse to resume a run started
+    with another recipe or shard size. Returns the folder and the saved recipe's path."""
+    run_dir = wh.run_dir(run_id)
+    path = run_dir / RUN_FILE
+    facts = {"run_id": run_id, "inputs": [str(Path(p).resolve()) for p in inputs], "shard_lines": shard_lines,
+             "config": recipe.to_dict()}
+    if path.exists():
+        facts = json.loads(path.read_text())
+    else:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(".tmp-" + path.name)
+        tmp.write_text(json.dumps({**facts, "nonce": uuid.uuid4().hex}, indent=2) + "\n")
+        tmp.replace(path)
+    if facts["shard_lines"] != shard_lines or facts["config"] != recipe.to_dict():
+        raise ConfigError(f"run {run_id} was started with another recipe or shard size; use a new run id")
+    recipe_file = run_dir / RECIPE_FILE
+    if not recipe_file.exists():
+        save_recipe(recipe, recipe_file)
+    print(f"[run] {run_id} -> {run_dir}", flush=True)
+    return run_dir, str(recipe_file)
+
+
+def run_facts(wh: Warehouse, run_id: str) -> dict[str, Any]:
+    """What a run recorded when it started (inputs, shard size, recipe), to resume it by id alone."""
+    path = wh.run_dir(run_id) / RUN_FILE
+    if not path.exists():
+        raise InputError(f"no run '{run_id}' in {wh.root / 'runs'}")
+    return json.loads(path.read_text())
+
+
+def run_lock(run_dir: Path, run_id: str) -> AbstractContextManager[Any]:
+    """Held while a process builds or publishes a run: two at once would write the same shard files
+    (or publish twice), so the second stops at once, naming the holder's pid. A killed holder's lock
+    is released by the kernel, so resuming after kill -9 is never blocked."""
+    return file_lock(run_dir / "run.lock", timeout=0, holder=f"another build of run {run_id}")
+
+
+def default_workers(inputs: list[str], recipe: Recipe) -> int:
+    """In this process (0) for inputs under [orchestrate] in_process_below_mb, else the recipe's workers:
+    a local cluster costs seconds to start and a model load per worker."""
+    size = sum(Path(p).stat().st_size for p in inputs if Path(p).is_file())
+    return 0 if size < recipe.orchestrate.in_process_below_mb * 2**20 else recipe.orchestrate.workers
+
+
+def praw_inputs(recipe: Recipe, out_dir: str) -> Any:
+    """Pull the live results the recipe's [sources] asks for that are newer than the stored
+    checkpoint; returns the pull's result, whose `files` are every pull file of that query."""
+    from schemas.lexicon import lexicon_terms
+    from sources.praw_pulls import pull_new_to_jsonl
+
+    cfg = recipe.sources
+    terms = (list(cfg.terms) or sorted(lexicon_terms())) if cfg.listing == "search" else []
+    return pull_new_to_jsonl(cfg, terms, out_dir)

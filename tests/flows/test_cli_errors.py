@@ -1,0 +1,83 @@
+"""Every kind of user error ends `express` with a short message on stderr that names the file (and
+line or key), a non-zero exit and no traceback; --debug shows the traceback. Real subprocesses."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def express(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
+
+
+def short_error(proc: subprocess.CompletedProcess, *needles: str, max_lines: int = 3) -> list[str]:
+    """The command failed with a few stderr lines holding every needle, and no traceback."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode != 0, proc.stdout
+    assert "Traceback" not in proc.stderr and len(lines) <= max_lines, proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, (needle, proc.stderr)
+    return lines
+
+
+def test_a_missing_input_names_the_file_before_any_flow_starts(tmp_path):
+    missing = tmp_path / "does-not-exist.zst"
+    proc = express("build", "--input", str(missing), "--warehouse", str(tmp_path / "wh"))
+    [line] = short_error(proc, str(missing), "no such file")
+    assert line.startswith("express build: nothing published:")
+    assert not (tmp_path / "wh" / "runs").exists()  # refused before a run folder was made
+
+
+def test_debug_shows_the_traceback_of_the_same_error(tmp_path):
+    proc = express("build", "--input", str(tmp_path / "gone.zst"), "--debug")
+    assert proc.returncode != 0 and "Traceback" in proc.stderr and "gone.zst" in proc.stderr
+    proc = express("build", "--input", str(tmp_path / "gone.zst"), env={"EXPRESS_DEBUG": "1"})
+    assert "Traceback" in proc.stderr
+
+
+def test_a_folder_without_dumps_is_not_a_build(tmp_path):
+    short_error(express("build", "--input", str(tmp_path)), "no inputs")
+
+
+@pytest.mark.parametrize("section,line,needle", [
+    ("filters", "bogus_key = 1", "unknown key 'bogus_key'"),
+    ("extract", 'forms = "weird"', "forms must be 'reference' or 'extended'"),
+    ("filters", 'min_words = "five"', "filters.min_words: expected a number"),
+])
+def test_a_bad_recipe_key_or_value_names_the_file_and_key(tmp_path, section, line, needle):
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(f"[{section}]\n{line}\n")
+    dump = tmp_path / "RS_2024-01.jsonl"
+    dump.write_text(json.dumps({"id": "a", "title": "t", "selftext": "I feel so sad today"}) + "\n")
+    short_error(express("build", "--input", str(dump), "--config", str(recipe)), str(recipe), needle)
+
+
+def test_an_unknown_release_names_the_release_and_the_warehouse(tmp_path):
+    wh = tmp_path / "wh"
+    for command in (["report", "--release", "express-demo/v9"], ["card", "--release", "express-demo/v9", "--out",
+                                                                  str(tmp_path / "card")]):
+        short_error(express(*command, "--warehouse", str(wh)), "express-demo/v9", str(wh))
+
+
+def test_an_unknown_run_to_resume_is_named(tmp_path):
+    short_error(express("build", "--resume", "run-0000", "--warehouse", str(tmp_path)), "no run 'run-0000'")
+
+
+def test_a_failed_gate_prints_its_failed_checks_briefly_and_publishes_nothing(prefect_harness, demo_dump, tmp_path):
+    from prefect.settings import PREFECT_API_URL
+
+    recipe = tmp_path / "strict.toml"
+    recipe.write_text((REPO / "configs" / "demo.toml").read_text()
+                      .replace("max_label_share = 0.25", "max_label_share = 0.01").replace("data_docs = true", "data_docs = false"))
+    wh = tmp_path / "wh"
+    proc = express("build", "--input", str(demo_dump), "--config", str(recipe), "--warehouse", str(wh),
+                   env={"PREFECT_API_URL": PREFECT_API_URL.value()})
+    lines = short_error(proc, "quality gate failed", "nothing published", max_lines=8)
+    assert any("label" in line for line in lines)
+    assert not list(wh.glob("express-demo/v*"))
