@@ -155,6 +155,7 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
                 "ingest": {"funnel": assembled.ingest.to_dict(), "quarantine": str(quarantine / "ingest.parquet"),
                            "raw_posts": [str(Path(s["path"]) / "posts.parquet") for s in assembled.shard_list]},
                 "extract": {"funnel": assembled.extract.to_dict(), "examples": assembled.examples,
+                            "unmapped": assembled.unmapped, "unmapped_report": str(run_dir / "unmapped.json"),
                             "disclosures": assembled.disclosures, "quarantine": str(quarantine / "extract.parquet")},
                 "shards": assembled.shards, "flow_run_id": str(prefect_run.id)}
 

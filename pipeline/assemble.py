@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from extractors.vocabulary import Collapser
 from pipeline.results import AssembleResult, DedupeResult, ExtractResult, FilterResult
 from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name, write_marker
 from schemas.funnel import Funnel
@@ -26,6 +27,15 @@ def concat_parquet(parts: list[Path], out: Path, schema: Any) -> int:
                 rows += batch.num_rows
     commit([out])
     return rows
+
+
+def unmapped_report(examples: Path) -> dict[str, Any]:
+    """The run's masked words that the vocabulary does not map (and why), from its examples."""
+    collapser = Collapser()
+    for batch in pq.ParquetFile(examples).iter_batches(batch_size=8192, columns=["surfaces"]):
+        for surfaces in batch.column(0).to_pylist():
+            collapser.observe(surfaces)
+    return collapser.report()
 
 
 def sum_funnels(funnels: list[Funnel]) -> Funnel:
@@ -73,8 +83,10 @@ def assemble(shard_list: list[dict[str, Any]], inputs: list[dict[str, Any]], run
                    QUARANTINE)
     for name, f in (("ingest", ingest), ("extract", extract)):
         (run / f"{name}_funnel.json").write_text(json.dumps(f.to_dict(), indent=2) + "\n")
+    unmapped = unmapped_report(run / "examples.parquet")
+    (run / "unmapped.json").write_text(json.dumps(unmapped, indent=2) + "\n")
     result = AssembleResult(ingest, extract, inputs, shard_list, str(run / "examples.parquet"),
                             str(run / "disclosures.parquet"), sum(m.comments_joined for m in filtered),
-                            seconds_since(started))
+                            seconds_since(started), {k: v for k, v in unmapped.items() if k != "words"})
     write_marker(run, "assemble", result.to_marker())
     return result

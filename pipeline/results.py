@@ -89,6 +89,7 @@ class AssembleResult:
     disclosures: str
     comments_joined: int = 0
     seconds: float = 0.0
+    unmapped: dict[str, Any] = field(default_factory=dict)  # masked words the vocabulary does not map
     skipped: bool = False
 
     @property

@@ -94,7 +94,7 @@ def test_publish_report_and_card_flows_run_alone_on_a_built_run(prefect_harness,
     assert built["release"] is None and not list(wh.glob("express-demo/v*"))
     rel = publish_flow(str(wh), built["run_id"])
     again = publish_flow(str(wh), built["run_id"])
-    assert again["version"] == rel["version"] == "v1" and again.get("already_published") == "true"
+    assert again["version"] == rel["version"] == "v1" and again.get("already_published") is True
     report = Path(report_flow(str(wh), "express-demo/v1", str(tmp_path / "report.html")))
     assert "<html" in report.read_text().lower()
     card = card_flow(str(wh), "express-demo/v1", str(tmp_path / "card"))

@@ -108,7 +108,7 @@ def test_rerun_and_publish_restore_catalog_views_of_an_already_published_run(joi
     assert before["express_demo_v1_train"] == before["express_demo_latest_train"] > 0
     (wh / "catalog.duckdb").unlink()  # as if killed between the release rename and the registration
     again = build_flow(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
-    assert again["release"]["already_published"] == "true" and again["release"]["version"] == "v1"
+    assert again["release"]["already_published"] is True and again["release"]["version"] == "v1"
     assert _views(wh) == before
     assert [p.parent.name for p in wh.glob("express-demo/v*/manifest.json")] == ["v1"]
 
@@ -119,7 +119,7 @@ def test_rerun_and_publish_restore_catalog_views_of_an_already_published_run(joi
     con.execute("DROP VIEW express_demo_v1_train")
     con.close()
     published = publish_flow(str(wh), sharded_join_build["run_id"])
-    assert published["version"] == "v1" and published["already_published"] == "true"
+    assert published["version"] == "v1" and published["already_published"] is True
     assert _views(wh)["express_demo_v1_train"] == before["express_demo_v1_train"]
     assert f"/{v2.version}/" in _view_sql(wh, "express_demo_latest_train") and v2.version == "v2"
     assert "/v1/" in _view_sql(wh, "express_demo_v1_train")
