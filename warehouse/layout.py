@@ -68,6 +68,7 @@ class Warehouse:
 
     def find_release(self, version: str, dataset: str | None = None) -> Path:
         """A release folder by `version` or `dataset/version`; error if missing or ambiguous."""
+        asked = version
         if "/" in version:
             dataset, version = version.split("/", 1)
         candidates = (
@@ -76,7 +77,7 @@ class Warehouse:
         )
         found = [p for p in candidates if (p / "manifest.json").exists()]
         if not found:
-            raise FileNotFoundError(f"no release '{version}' in warehouse {self.root}")
+            raise FileNotFoundError(f"no release '{asked}' in warehouse {self.root}")
         if len(found) > 1:
             names = ", ".join(f"{p.parent.name}/{p.name}" for p in found)
             raise ValueError(f"release '{version}' is ambiguous in {self.root}: {names}; use DATASET/VERSION")

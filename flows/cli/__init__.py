@@ -11,6 +11,7 @@ import argparse
 import os
 import signal
 import sys
+import warnings
 from importlib import import_module
 
 # One line per command group; a new group adds its module here.
@@ -24,6 +25,9 @@ COMMAND_MODULES = [
 
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
 OFFLINE_DEFAULTS = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
+# Prefect's flow and task run loggers report a failure with its traceback at ERROR level.
+QUIET_RUN_LOGS = {"PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "CRITICAL",
+                  "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "CRITICAL"}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -47,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault(key, value)
     args = parser().parse_args(argv)
     debug = debugging(args)
-    if not debug:  # Prefect would log each failed task's traceback; the reason is printed below
-        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
+    if not debug:  # Prefect would log each failed run's traceback; the reason is printed below instead
+        os.environ.update(QUIET_RUN_LOGS)
+        warnings.simplefilter("ignore", DeprecationWarning)  # libraries' notes to their developers
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -73,10 +73,12 @@ def build_inputs(args: argparse.Namespace, command: str = "build") -> tuple[list
     else:
         inputs, config, run_id = [str(Path(p)) for p in args.input or []], args.config, args.run_id
     recipe = load_any_recipe(config)
-    if not inputs and not args.praw_query and recipe.sources.kind != "praw":
-        raise ValueError("no input: give --input FILE, --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
     check_inputs(inputs)
-    return expand_inputs(inputs), config, run_id
+    files = expand_inputs(inputs)
+    if not files and not args.praw_query and recipe.sources.kind != "praw":
+        raise ValueError(f"no input{' dump in ' + ', '.join(inputs) if inputs else ''}: give --input FILE (or a "
+                         "folder of dumps), --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
+    return files, config, run_id
 
 
 def cmd_build(args: argparse.Namespace) -> int:
