@@ -127,6 +127,13 @@ class Prefilter:
     def is_candidate(self, sentence: str) -> bool:
         return bool(self.windows(sentence))
 
+    def selects(self, text: str) -> bool:
+        """Would `windows(text)` open a window? The same test, stopped at the first trigger that
+        has a lexicon word within its phrase (no window is built)."""
+        return any(self._lexicon_within(text, m.end(), min(len(text), m.end() + 200),
+                                        VERB_PHRASE if m.group("verb") is not None else BE_PHRASE)
+                   for m in _triggers(text))
+
     def candidates(self, text: str) -> Iterator[tuple[int, int]]:
         for w in self.windows(text):
             yield w.start, w.end

@@ -6,6 +6,7 @@ builds the chain a recipe asks for, cheapest first.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -136,8 +137,10 @@ def filter_data_versions(cfg: FilterConfig) -> dict[str, str]:
     return out
 
 
-def filters_from_config(cfg: FilterConfig) -> list[Filter]:
-    """The filter chain a recipe asks for, cheapest first; duplicates last so drops are not hashed."""
+def filters_from_config(cfg: FilterConfig, selective: Sequence[Filter] = ()) -> list[Filter]:
+    """The filter chain a recipe asks for, cheapest and most selective first: the field checks, then
+    `selective` (the build's disclosure prefilter, which keeps < 10 % of posts), then language ID,
+    then duplicates, so costly work runs only on posts that can still become examples."""
     chain: list[Filter] = []
     if cfg.drop_deleted:
         chain.append(DeletedFilter())
@@ -151,6 +154,7 @@ def filters_from_config(cfg: FilterConfig) -> list[Filter]:
         chain.append(CrosspostFilter())
     if cfg.min_words or cfg.max_words:
         chain.append(LengthFilter(cfg.min_words, cfg.max_words))
+    chain.extend(selective)
     if cfg.languages:
         chain.append(LanguageFilter(frozenset(cfg.languages), cfg.min_language_confidence))
     if cfg.drop_duplicates:

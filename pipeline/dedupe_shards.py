@@ -13,8 +13,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from filters.dedupe import dedupe_filters, shard_drops, split_chain
-from filters.reddit import filters_from_config
+from filters.dedupe import dedupe_filters, shard_drops
+from pipeline.filter_shards import filter_chain
 from pipeline.results import DedupeResult
 from pipeline.run import load_saved_recipe
 from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name, write_marker
@@ -38,7 +38,7 @@ def dedupe_shards(shards: list[dict[str, Any]], recipe_path: str) -> list[Dedupe
     if all(d is not None for d in done):
         return [DedupeResult.from_marker(d) for d in done]
     recipe = load_saved_recipe(recipe_path)
-    exact, near = dedupe_filters(split_chain(filters_from_config(recipe.filters))[1])
+    exact, near = dedupe_filters(filter_chain(recipe)[1])
     spill = parsed[-1].path.parent.parent / "dedupe-spill"  # <run>/, beside shards/
     results = []
     for s, marker, rows in zip(parsed, done, shard_drops([s.path for s in parsed], exact, near, spill)):

@@ -1,5 +1,6 @@
 """The filter step, one shard at a time and in parallel: parse, join comments to NSFW submissions,
-the stateless filters, PII scrubbing, and the per-post keys dedupe needs.
+the stateless filters (the disclosure prefilter among the first), PII scrubbing of what is kept,
+and the per-post keys dedupe needs.
 
 Outputs in the shard folder: posts.parquet (kept posts), quarantine-ingest.parquet (dropped and
 malformed), nsfw-submissions.txt (ids for the comment join of later shards) and the dedupe key
@@ -10,12 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
-from filters.base import run_filters
+from extractors.disclosures import maskable_terms
+from extractors.prefilter import Prefilter
+from filters.base import Filter, run_filters
 from filters.dedupe import NEAR_SIGNATURES, dedupe_filters, split_chain
 from filters.duplicate_index import KEYS, KEYS_FILE
 from filters.near_index import BANDS_FILE, write_bands
@@ -24,6 +28,7 @@ from filters.reddit import filters_from_config
 from pipeline.results import FilterResult
 from pipeline.run import load_saved_recipe
 from pipeline.shards import Shard, commit, read_marker, seconds_since, shard_lines, tmp_name, write_marker
+from schemas.config import Recipe
 from schemas.funnel import Funnel
 from schemas.records import QUARANTINE, RAW_POSTS, RawPost, quarantine_row
 from sources.dumps import parse_line
@@ -31,6 +36,26 @@ from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_com
 from warehouse.parquet import ParquetSink
 
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
+NO_DISCLOSURE = "no_disclosure"  # the reason extraction gives too, for candidates spaCy finds nothing in
+
+
+@dataclass
+class DisclosureCandidates:
+    """Keeps the posts in which the extraction's regex prefilter would open a tagging window; the
+    others cannot become examples, so language ID, duplicate keys and PII scrubbing skip them."""
+
+    prefilter: Prefilter
+    name: str = NO_DISCLOSURE
+
+    def check(self, post: RawPost) -> str | None:
+        return None if self.prefilter.selects(post.text) else NO_DISCLOSURE
+
+
+def filter_chain(recipe: Recipe) -> tuple[list[Filter], list[Filter]]:
+    """(stateless, stateful) filters of the build, cheapest and most selective first (see
+    filters.reddit.filters_from_config): the disclosure prefilter right after the field checks."""
+    candidates = DisclosureCandidates(Prefilter(maskable_terms()))
+    return split_chain(filters_from_config(recipe.filters, selective=[candidates]))
 
 
 def nsfw_id_files(shards: list[dict[str, Any]]) -> list[str]:
@@ -87,7 +112,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
         return FilterResult.from_marker(done)
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
-    stateless, stateful = split_chain(filters_from_config(recipe.filters))
+    stateless, stateful = filter_chain(recipe)
     dup, near = dedupe_filters(stateful)
     flags = SubmissionFlags()
     for f in nsfw_files or []:

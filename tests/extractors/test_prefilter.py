@@ -64,3 +64,21 @@ def test_ascii_fast_scan_finds_exactly_the_case_insensitive_triggers():
         assert fast == [(m.span(), m.span("verb"), m.span("be")) for m in TRIGGER.finditer(text)], text
         seen += len(fast)
     assert seen > 300
+
+
+def test_selects_is_the_windows_test_stopped_at_the_first_window():
+    """The build's early disclosure filter (pipeline/filter_shards.py) uses `selects`; it must pick
+    exactly the texts in which extraction would open a window."""
+    import random
+
+    from extractors.disclosures import maskable_terms
+    from extractors.prefilter import Prefilter
+
+    pre = Prefilter(maskable_terms())
+    rng = random.Random(11)
+    pieces = ["I feel", "i'm", "Im", "I am", "I was", "I've been", "feeling", "felt", "so", "very", "not",
+              "guilty", "happy", "tired", "the", "dog", "ran", ".", "!", "\n", "today", "sad", "I", "am",
+              "anxious", "about", "it", "hopeless", "we", "feel", "like", "a", "cat"]
+    texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    assert [pre.selects(t) for t in texts] == [bool(pre.windows(t)) for t in texts]
+    assert 300 < sum(pre.selects(t) for t in texts) < 2900  # both kinds are in the sample

@@ -17,7 +17,11 @@ from schemas.records import RawPost
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _post(i: int, text: str) -> str:
+def _post(i: int, text: str, disclose: bool = True) -> str:
+    """A submission line; `disclose` ends a text that has no disclosure with one, so the build's early
+    disclosure filter keeps it (these tests are about the steps after it)."""
+    if disclose and "i feel" not in text.lower():
+        text += ". I feel so tired"
     return json.dumps({"id": f"p{i}", "subreddit": "test", "author": f"u{i}", "created_utc": 1700000000 + i,
                        "title": "t", "selftext": text})
 
@@ -108,7 +112,7 @@ def test_comment_shards_join_nsfw_ids_that_submission_shards_persisted_also_afte
     subs = [_post(i, f"submission {i} has plenty of words to pass the filters") for i in range(6)]
     subs[4] = json.dumps({**json.loads(subs[4]), "over_18": True})  # in the second submission shard
     comments = [json.dumps({"id": f"c{k}", "link_id": f"t3_p{4 if k % 2 else 1}", "subreddit": "test",
-                            "author": f"c{k}", "body": f"comment {k} says enough words to be kept here"})
+                            "author": f"c{k}", "body": f"comment {k} says enough words to be kept here and I feel so tired"})
                 for k in range(4)]
     rs, rc = _dump(tmp_path, subs), _dump(tmp_path, comments, "RC_2030-01.jsonl")
     recipe = str(save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json"))
@@ -134,7 +138,7 @@ def test_a_submission_shard_with_comments_is_refiltered_once_earlier_shards_ids_
     lines = [_post(i, f"submission {i} has plenty of words to pass the filters") for i in range(3)]
     lines[0] = json.dumps({**json.loads(lines[0]), "over_18": True})
     lines += [json.dumps({"id": f"c{k}", "link_id": f"t3_p{k}", "subreddit": "test", "author": f"c{k}",
-                          "body": f"comment {k} says enough words to be kept here"}) for k in range(3)]
+                          "body": f"comment {k} says enough words to be kept here and I feel so tired"}) for k in range(3)]
     recipe = str(save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json"))
     first, second = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 3).shards
     assert filter_shard(first, recipe).unjoined_comments == 0
@@ -231,3 +235,59 @@ def test_near_duplicate_keys_made_while_filtering_drop_the_same_rows_as_the_in_m
     with pytest.raises(ValueError, match=f"{Path(shards[0]['path']).name}.*near-signatures.npy"):
         dedupe_shards(shards, str(recipe))
     assert not any((Path(s["path"]) / "dedupe.done").exists() for s in shards)
+
+
+def test_posts_the_disclosure_prefilter_rejects_are_dropped_before_language_id_and_scrubbing(tmp_path):
+    """Cheapest first: a post with no disclosure window is dropped as no_disclosure by the filter
+    step, whatever its language or PII (its text is quarantined as read); only candidates are
+    language-checked, scrubbed, hashed for duplicates and written to posts.parquet."""
+    import dataclasses
+
+    lines = [
+        _post(0, "I feel so guilty about the email I sent to jane.doe@example.com yesterday afternoon"),
+        _post(1, "Write to jane.doe@example.com if you want the bicycle, it is still in the garage", False),
+        _post(2, "Je me sens tellement coupable aujourd'hui parce que j'ai oublié son anniversaire encore", False),
+        _post(3, "Honestly I am so anxious about the exam next week that I cannot sleep at night at all"),
+    ]
+    base = load_recipe(REPO / "configs" / "demo.toml")
+    recipe_obj = dataclasses.replace(base, filters=dataclasses.replace(base.filters, languages=("en",)))
+    recipe = save_recipe(recipe_obj, tmp_path / "recipe.json")
+    [shard] = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 10).shards
+    done = filter_shard(shard, str(recipe))
+    assert done.funnel.dropped == {"no_disclosure": 2} and done.funnel.kept == 2
+    kept = pq.read_table(Path(shard["path"]) / "posts.parquet").to_pylist()
+    assert [r["id"] for r in kept] == ["p0", "p3"]
+    assert "jane.doe@example.com" not in kept[0]["text"]  # candidates are scrubbed
+    dropped = pq.read_table(Path(shard["path"]) / "quarantine-ingest.parquet").to_pylist()
+    assert [(q["post_id"], q["reason"]) for q in dropped] == [("p1", "no_disclosure"), ("p2", "no_disclosure")]
+    assert "jane.doe@example.com" in dropped[0]["raw"]  # quarantined as read: never in a release
+    keys = pq.read_table(Path(shard["path"]) / "dup-keys.parquet").num_rows
+    assert keys == 2  # duplicate keys of candidates only
+
+
+def test_a_near_copy_of_a_post_without_disclosure_is_kept(tmp_path):
+    """The rule the reorder sets (docs/sources-and-filters.md): near duplicates are looked for among
+    disclosure candidates only. A non-candidate never makes a later candidate a near duplicate, so
+    of a pair (A without a disclosure, then B, a near copy of A that has one) B is kept; before the
+    reorder B was dropped as A's near duplicate and A then had no disclosure: neither was published."""
+    import dataclasses
+
+    a = ("We painted the old fence behind the garden on Sunday with my brother and his two kids and it "
+         "took the whole afternoon because the paint kept running out and the brushes were terrible ones")
+    b = a.replace("and it took", "and I feel so proud it took")
+    c = "Just a note that the meeting moved to Thursday at the library near the station this week"
+    lines = [_post(0, a, False), _post(1, c, False), _post(2, b)]
+    base = load_recipe(REPO / "configs" / "demo.toml")
+    near_on = dataclasses.replace(base, filters=dataclasses.replace(base.filters, near_duplicate_threshold=0.5))
+    recipe = save_recipe(near_on, tmp_path / "recipe.json")
+    shards = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 2).shards
+    filtered = [filter_shard(s, str(recipe)) for s in shards]
+    assert [f.funnel.dropped for f in filtered] == [{"no_disclosure": 2}, {}]
+    deduped = dedupe_shards(shards, str(recipe))
+    assert [d.dropped_rows for d in deduped] == [[], []]
+    assert [p.id for s in shards for p in kept_posts(Shard.from_dict(s))] == ["p2"]
+    # the oracle agrees: the in-memory near-duplicate filter would have dropped p2 after p0
+    from filters.near_duplicates import NearDuplicateFilter
+
+    oracle = NearDuplicateFilter(0.5, near_on.filters.minhash_permutations, near_on.filters.shingle_words)
+    assert oracle.check(RawPost(id="p0", text=a)) is None and oracle.check(RawPost(id="p2", text=b)) is not None
