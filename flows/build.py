@@ -36,8 +36,8 @@ def build_flow(inputs: list[str], warehouse: str, config: str | None = None,
     inputs = list(inputs)
     if recipe.sources.kind == "praw":
         scraped = scrape_task(str(wh.root / "inputs" / "praw"), recipe_path)
-        print(f"[scrape]  {scraped['path']}")
-        inputs.append(scraped["path"])
+        print(f"[scrape]  {scraped['path'] or 'nothing new'}; reading {len(scraped['files'])} pull file(s)")
+        inputs.extend(scraped["files"])
     if not inputs:
         raise ValueError("no inputs: give --input files or a recipe with [sources] kind = \"praw\"")
     ingested = ingest_task(inputs, str(run_dir), str(quarantine), recipe_path)

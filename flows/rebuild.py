@@ -47,12 +47,11 @@ def _fingerprint_key(context: Any, parameters: dict[str, Any]) -> str:
 
 def pull_praw(out_dir: str, config: str | None) -> dict[str, Any]:
     """Pull live results newer than the stored checkpoint into a new scrape file (sources/praw_pulls.py)."""
-    from schemas.lexicon import lexicon_terms
-    from sources.praw_pulls import pull_new_to_jsonl
+    from sources.praw_pulls import pull
+    from sources.praw_source import search_terms
 
     cfg = load_any_recipe(config).sources
-    terms = (list(cfg.terms) or sorted(lexicon_terms())) if cfg.listing == "search" else []
-    return pull_new_to_jsonl(cfg, terms, out_dir).to_dict()
+    return pull(cfg, search_terms(cfg), out_dir).to_dict()
 
 
 def _retry_unless_no_credentials(task: Any, task_run: Any, state: Any) -> bool:

@@ -102,14 +102,13 @@ def ingest(inputs: list[str], run_dir: str, quarantine_dir: str, recipe_path: st
 
 
 def scrape(out_dir: str, recipe_path: str) -> dict[str, Any]:
-    """Scrape the live API as the recipe's [sources] asks into a JSONL dump (resumable); returns its path."""
-    from schemas.lexicon import lexicon_terms
-    from sources.praw_source import query_record, scrape_to_jsonl
+    """Pull what the recipe's [sources] asks for that earlier pulls did not (sources/praw_pulls.py);
+    `files` are every pull file of the query, what a build reads."""
+    from sources.praw_pulls import pull
+    from sources.praw_source import search_terms
 
     cfg = load_saved_recipe(recipe_path).sources
-    terms = list(cfg.terms) or sorted(lexicon_terms())
-    path = scrape_to_jsonl(cfg, terms if cfg.listing == "search" else [], out_dir)
-    return {"path": str(path), "query": query_record(cfg, terms if cfg.listing == "search" else [])}
+    return pull(cfg, search_terms(cfg), out_dir).to_dict()
 
 
 def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, recipe: Recipe, funnel: Funnel,
