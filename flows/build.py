@@ -175,6 +175,8 @@ def build_flow(inputs: list[str], warehouse: str, config: str | None = None, sha
     inputs = list(inputs)
     if recipe.sources.kind == "praw":
         pulled = pull_task(recipe, str(wh.root / "inputs" / "praw"))
+        print(f"[scrape]  {pulled.new_items:,} new items; the build reads all {len(pulled.files)} pull file(s)",
+              flush=True)
         inputs += [str(f) for f in pulled.files]
     check_inputs(inputs)
     inputs = expand_inputs(inputs)

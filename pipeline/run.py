@@ -151,10 +151,9 @@ def default_workers(inputs: list[str], recipe: Recipe) -> int:
 
 def praw_inputs(recipe: Recipe, out_dir: str) -> Any:
     """Pull the live results the recipe's [sources] asks for that are newer than the stored
-    checkpoint; returns the pull's result, whose `files` are every pull file of that query."""
-    from schemas.lexicon import lexicon_terms
-    from sources.praw_pulls import pull_new_to_jsonl
+    checkpoint (sources/praw_pulls.py); the result's `files` are every pull file of that query, what a
+    build reads, its `path` the new one alone."""
+    from sources.praw_pulls import pull
+    from sources.praw_source import search_terms
 
-    cfg = recipe.sources
-    terms = (list(cfg.terms) or sorted(lexicon_terms())) if cfg.listing == "search" else []
-    return pull_new_to_jsonl(cfg, terms, out_dir)
+    return pull(recipe.sources, search_terms(recipe.sources), out_dir)

@@ -1,25 +1,27 @@
-"""Live Reddit through praw: subreddit listings (new/top/hot) and keyword search, with comments.
+"""Live Reddit through praw: the client, the queries a recipe asks for, and the one scraper that reads
+a query's listing (new/top/hot or keyword search, with comments if asked) from a cursor.
+
+Writing what the scraper reads, exactly once and resumable, is `sources/praw_pulls.py`.
 
 Credentials come from praw's own sources (environment `praw_client_id`, `praw_client_secret`,
-`praw_user_agent`, or a `praw.ini` site); this module never reads, logs or writes them. A
-checkpoint file records, per query, the last item handed on, so an interrupted scrape resumes
-after it (at-least-once: a kill between writing an item and the next request can repeat that
-one item, which the duplicate filter then drops). 429s and server errors back off exponentially.
+`praw_user_agent`, or a `praw.ini` site); this module never reads, logs or writes them.
+
+Retries: 429s, server errors, connection errors and a revoked token are retried here with
+exponential backoff (`backoff_seconds * 2**(attempt-1)`, at most `max_backoff_seconds`, at least a
+429's `Retry-After` up to that cap), `max_retries` times in a row, then `ScrapeError`. prawcore's own
+retry of 5xx (two more tries after real sleeps of 2-4 s and 0-2 s) is switched off in `make_reddit`,
+so one policy, ours, decides every wait and the tests can replace `sleep`.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from schemas.config import SourcesConfig
-from schemas.records import RawPost
-from sources.reddit_json import post_from_json
 
 SUBMISSION_FIELDS = ("id", "title", "selftext", "over_18", "score", "distinguished", "stickied",
                      "removed_by_category", "created_utc", "crosspost_parent", "num_comments")
@@ -47,6 +49,15 @@ class Query:
         return f"{self.listing}|{self.subreddit}|{self.term}|{self.sort}|{self.time_filter}"
 
 
+def search_terms(cfg: SourcesConfig) -> list[str]:
+    """The terms a recipe searches for: its own, else every EXPRESS lexicon term; none for a listing."""
+    if cfg.listing != "search":
+        return []
+    from schemas.lexicon import lexicon_terms
+
+    return list(cfg.terms) or sorted(lexicon_terms())
+
+
 def queries(cfg: SourcesConfig, terms: list[str]) -> list[Query]:
     """One query per (subreddit, term) for search, one per subreddit for a listing."""
     if cfg.listing == "search":
@@ -62,25 +73,20 @@ def query_record(cfg: SourcesConfig, terms: list[str]) -> dict[str, Any]:
             "api": cfg.oauth_url or "https://oauth.reddit.com"}
 
 
-@dataclass
-class Checkpoint:
-    """Per-query progress (`after` fullname, count, done), saved atomically after every item."""
+def query_digest(record: dict[str, Any]) -> str:
+    """The short hash that names a query's files (`praw-<digest>...`)."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:12]
 
-    path: Path
-    state: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    @classmethod
-    def load(cls, path: str | Path) -> "Checkpoint":
-        p = Path(path)
-        return cls(p, json.loads(p.read_text()) if p.is_file() else {})
+def _no_retry_strategy() -> Any:
+    from prawcore.sessions import FiniteRetryStrategy
 
-    def get(self, key: str) -> dict[str, Any]:
-        return self.state.setdefault(key, {"after": None, "n": 0, "done": False})
+    @dataclass(frozen=True)
+    class NoRetry(FiniteRetryStrategy):
+        DEFAULT_RETRIES: ClassVar[int] = 0  # no retry, and so no sleep before the first try either
+        retries: int = 0
 
-    def save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.state, indent=1, sort_keys=True))
-        os.replace(tmp, self.path)
+    return NoRetry
 
 
 def make_reddit(cfg: SourcesConfig) -> Any:
@@ -93,8 +99,12 @@ def make_reddit(cfg: SourcesConfig) -> Any:
         reddit = praw.Reddit(cfg.praw_site, check_for_updates=False, check_for_async=False, **urls)
     except MissingRequiredAttributeException as exc:
         raise MissingCredentials("praw credentials missing: set praw_client_id, praw_client_secret and "
-                          f"praw_user_agent in the environment or praw.ini [{cfg.praw_site}]") from exc
+                                 f"praw_user_agent in the environment or praw.ini [{cfg.praw_site}]") from exc
     reddit.read_only = True
+    no_retry = _no_retry_strategy()
+    for core in (reddit._read_only_core, reddit._authorized_core):  # prawcore has no public switch
+        if core is not None:
+            core._retry_strategy_class = no_retry
     return reddit
 
 
@@ -106,17 +116,64 @@ def _plain(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-class PrawScraper:
-    """Yields Reddit-shaped JSON dicts (the dump schema) for every query, resuming from a checkpoint."""
+def item_rows(submission: Any, include_comments: bool) -> list[dict[str, Any]]:
+    """A submission (and its comments, if asked) as dump-shaped dicts, all fetched before any is kept."""
+    now = int(time.time())
+    rows = [{**_plain(vars(submission), SUBMISSION_FIELDS), "retrieved_on": now, "_express_source": "praw"}]
+    if include_comments:
+        submission.comments.replace_more(limit=0)
+        for c in submission.comments.list():
+            rows.append({**_plain(vars(c), COMMENT_FIELDS), "retrieved_on": now, "_express_source": "praw"})
+    return rows
 
-    def __init__(self, reddit: Any, cfg: SourcesConfig, checkpoint: Checkpoint,
-                 sleep: Callable[[float], None] = time.sleep, since: Any | None = None,
-                 log: Callable[[str], None] | None = None) -> None:
-        """`since` (an incremental pull's stored checkpoint, sources/praw_pulls.py::Since) skips items
-        handed on by earlier pulls; `log` receives one progress line per finished query."""
-        self.reddit, self.cfg, self.checkpoint, self.sleep = reddit, cfg, checkpoint, sleep
-        self.since, self.log = since, log
-        self.started = time.perf_counter()
+
+@dataclass(frozen=True)
+class Mark:
+    """What earlier pulls handed on for a query: its newest `created_utc` and the ids at that second."""
+
+    created_utc: float
+    ids: frozenset[str]
+
+    def covers(self, created: float, item_id: str) -> bool:
+        return created < self.created_utc or (created == self.created_utc and item_id in self.ids)
+
+
+@dataclass
+class Progress:
+    """How far a pull got through one query: the listing cursor, items handed on (`new`, with their
+    ids) and items skipped as handed on by an earlier pull (`seen`)."""
+
+    after: str | None = None
+    new: int = 0
+    seen: int = 0
+    done: bool = False
+    stopped_at_mark: bool = False
+    ids: set[str] = field(default_factory=set)
+
+
+HandOn = Callable[[Query, Progress, str, float, list[dict[str, Any]]], None]
+
+
+def backoff_delay(cfg: SourcesConfig, attempt: int, retry_after: float | None = None) -> float:
+    """The wait before retry `attempt` (1-based): doubling from `backoff_seconds`, capped."""
+    delay = cfg.backoff_seconds * 2 ** (attempt - 1)
+    if retry_after is not None:
+        delay = max(delay, retry_after)
+    return min(cfg.max_backoff_seconds, delay)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
+    return float(value) if value and str(value).isdigit() else None
+
+
+class Scraper:
+    """Reads each query's listing from its cursor, skipping what earlier pulls handed on, and gives every
+    new item to `hand_on` (which must keep it durably before it returns)."""
+
+    def __init__(self, reddit: Any, cfg: SourcesConfig, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.reddit, self.cfg, self.sleep = reddit, cfg, sleep
 
     def _listing(self, q: Query, after: str | None, remaining: int) -> Any:
         kwargs: dict[str, Any] = {"limit": remaining, "request_limit": 100}
@@ -129,106 +186,39 @@ class PrawScraper:
             return sub.top(time_filter=q.time_filter, **kwargs)
         return getattr(sub, q.listing)(**kwargs)
 
-    def _item(self, submission: Any) -> list[dict[str, Any]]:
-        """The submission (and its comments, if asked) as dump-shaped dicts, fetched before any is yielded."""
-        now = int(time.time())
-        data = vars(submission)
-        rows = [{**_plain(data, SUBMISSION_FIELDS), "retrieved_on": now, "_express_source": "praw"}]
-        if self.cfg.include_comments:
-            submission.comments.replace_more(limit=0)
-            for c in submission.comments.list():
-                rows.append({**_plain(vars(c), COMMENT_FIELDS), "retrieved_on": now, "_express_source": "praw"})
-        return rows
-
-    def _backoff(self, q: Query, attempt: int, exc: Exception) -> None:
+    def _backoff(self, q: Query, attempt: int, exc: Exception, where: str) -> None:
         if attempt > self.cfg.max_retries:
             raise ScrapeError(f"{q.key}: gave up after {self.cfg.max_retries} retries ({type(exc).__name__}); "
-                              f"progress is in {self.checkpoint.path}") from exc
-        delay = min(self.cfg.max_backoff_seconds, self.cfg.backoff_seconds * 2 ** (attempt - 1))
-        response = getattr(exc, "response", None)
-        retry_after = getattr(response, "headers", {}).get("retry-after") if response is not None else None
-        if retry_after and str(retry_after).isdigit():
-            delay = min(self.cfg.max_backoff_seconds, max(delay, float(retry_after)))
-        self.sleep(delay)
+                              f"progress is in {where}") from exc
+        self.sleep(backoff_delay(self.cfg, attempt, _retry_after(exc)))
 
-    def run_query(self, q: Query) -> Iterator[dict[str, Any]]:
-        from prawcore.exceptions import RequestException, ServerError, TooManyRequests
+    def run_query(self, q: Query, p: Progress, mark: Mark | None, hand_on: HandOn, where: str = "the checkpoint") -> None:
+        """Read `q` until its listing ends, `limit` items were looked at, or (newest first) the mark."""
+        from prawcore.exceptions import InvalidToken, RequestException, ServerError, TooManyRequests
 
-        state = self.checkpoint.get(q.key)
         attempt = 0
-        while not state["done"]:
+        while not p.done:
             try:
-                looked = state["n"] + state.get("skipped", 0)
-                for submission in self._listing(q, state["after"], max(self.cfg.limit - looked, 0)):
-                    if state["n"] + state.get("skipped", 0) >= self.cfg.limit:
+                for submission in self._listing(q, p.after, max(self.cfg.limit - p.new - p.seen, 0)):
+                    if p.new + p.seen >= self.cfg.limit:
                         break
+                    item_id = submission.id
                     created = float(getattr(submission, "created_utc", 0) or 0)
-                    if self.since is not None and self.since.seen(q.key, created, submission.id):
-                        state["after"], state["skipped"] = f"t3_{submission.id}", state.get("skipped", 0) + 1
-                        older = created < self.since.created(q.key)
-                        if older and q.sort == "new":  # newest first: everything after this was handed on before
-                            state["stopped_at_checkpoint"] = True
-                            self.checkpoint.save()
-                            break
-                        self.checkpoint.save()
+                    if item_id in p.ids:  # a shifting listing (hot) showed it again after a resume
+                        p.after = f"t3_{item_id}"
                         continue
-                    rows = self._item(submission)
-                    yield from rows
-                    state["after"], state["n"] = f"t3_{submission.id}", state["n"] + 1
-                    _advance(state, created, submission.id)
-                    self.checkpoint.save()
+                    if mark is not None and mark.covers(created, item_id):
+                        p.after, p.seen = f"t3_{item_id}", p.seen + 1
+                        if q.sort == "new" and created < mark.created_utc:  # all that follows is older
+                            p.stopped_at_mark = True
+                            break
+                        continue
+                    rows = item_rows(submission, self.cfg.include_comments)
+                    p.after, p.new = f"t3_{item_id}", p.new + 1
+                    p.ids.add(item_id)
+                    hand_on(q, p, item_id, created, rows)
                     attempt = 0
-                state["done"] = True
-                self.checkpoint.save()
-            except (TooManyRequests, ServerError, RequestException) as exc:
+                p.done = True
+            except (TooManyRequests, ServerError, RequestException, InvalidToken) as exc:
                 attempt += 1
-                self._backoff(q, attempt, exc)
-
-    def run(self, terms: list[str]) -> Iterator[dict[str, Any]]:
-        qs = queries(self.cfg, terms)
-        for i, q in enumerate(qs, 1):
-            yield from self.run_query(q)
-            if self.log is not None:
-                self.log(self._progress(i, len(qs), q))
-
-    def _progress(self, i: int, total: int, q: Query) -> str:
-        states = self.checkpoint.state.values()
-        new, seen = sum(s["n"] for s in states), sum(s.get("skipped", 0) for s in states)
-        st = self.checkpoint.get(q.key)
-        rate = (new + seen) / max(time.perf_counter() - self.started, 1e-9)
-        stop = ", stopped at the checkpoint" if st.get("stopped_at_checkpoint") else ""
-        return (f"[scrape] queries {i}/{total}  new {new:,}  already seen {seen:,}  {rate:,.1f} items/s  "
-                f"{q.key}: {st['n']} new, {st.get('skipped', 0)} already seen{stop}")
-
-
-def _advance(state: dict[str, Any], created: float, item_id: str) -> None:
-    """Track the newest item handed on for a query: its created_utc and every id at that second."""
-    newest = state.setdefault("newest", {"created_utc": None, "ids": []})
-    if newest["created_utc"] is None or created > newest["created_utc"]:
-        newest["created_utc"], newest["ids"] = created, [item_id]
-    elif created == newest["created_utc"] and item_id not in newest["ids"]:
-        newest["ids"].append(item_id)
-
-
-def iter_praw_posts(scraper: PrawScraper, terms: list[str]) -> Iterator[RawPost]:
-    """The scrape as RawPosts (`source="praw"`, `retrieved_on` set), the dump reader's schema."""
-    for row in scraper.run(terms):
-        yield post_from_json(row, source="praw")
-
-
-def scrape_to_jsonl(cfg: SourcesConfig, terms: list[str], out_dir: str | Path, reddit: Any | None = None,
-                    sleep: Callable[[float], None] = time.sleep) -> Path:
-    """Scrape into `<out_dir>/praw-<query hash>.jsonl` (appending on resume) with a `.query.json` sidecar."""
-    params = query_record(cfg, terms)
-    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"praw-{digest}.jsonl"
-    path.with_suffix(".query.json").write_text(json.dumps(params, indent=1) + "\n")
-    checkpoint = Checkpoint.load(path.with_suffix(".checkpoint.json"))
-    scraper = PrawScraper(reddit or make_reddit(cfg), cfg, checkpoint, sleep)
-    with open(path, "a", encoding="utf-8") as fh:
-        for row in scraper.run(terms):
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-            fh.flush()
-    return path
+                self._backoff(q, attempt, exc, where)

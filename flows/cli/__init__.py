@@ -45,8 +45,14 @@ def debugging(args: argparse.Namespace | None = None) -> bool:
     return bool(getattr(args, "debug", False)) or os.environ.get("EXPRESS_DEBUG", "") not in ("", "0")
 
 
+def entry() -> int:
+    """The console script: as `main`, and `express vocab | head` ends quietly (a process-wide
+    setting, so not made by `main`, which tests call in their own process)."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    return main()
+
+
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `express vocab | head` ends quietly
     for key, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(key, value)
     args = parser().parse_args(argv)
@@ -69,4 +75,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

@@ -1,6 +1,6 @@
 """`python -m flows.cli` runs the `express` command."""
 import sys
 
-from flows.cli import main
+from flows.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

@@ -1,12 +1,18 @@
 """A fake Reddit API on 127.0.0.1 for real praw: OAuth token, listings, search, comments.
 
 It pages like Reddit (`limit`, `after`, a `before`-less cursor), records every request, and can be
-told to answer the next listing requests with given error statuses (e.g. one 429, one 500).
+told to answer the next listing requests with given error statuses (e.g. one 429, one 500; a 429
+carries `Retry-After: <retry_after>` unless that is None), to answer each API request only after
+`delay` seconds, or to hold API request number `stall_at` until `release` is set (so a test can kill
+a client at a known point).
 """
 from __future__ import annotations
 
 import json
+import socket
 import threading
+import time
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -32,9 +38,13 @@ class FakeReddit:
         self.api_calls = 0
         self.requests: list[dict[str, Any]] = []
         self.errors_served: list[int] = []
+        self.retry_after: str | None = "1"
+        self.delay = 0.0
+        self.stall_at: int | None = None
+        self.stalled, self.release = threading.Event(), threading.Event()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     @property
     def url(self) -> str:
@@ -46,6 +56,7 @@ class FakeReddit:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.release.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -75,10 +86,16 @@ class FakeReddit:
             return 200, {"access_token": TOKEN, "token_type": "bearer", "expires_in": 3600, "scope": "*"}
         with self._lock:
             self.api_calls += 1
-            status = self.fail_on.pop(self.api_calls, None) or (self.fail_next.pop(0) if self.fail_next else None)
+            call = self.api_calls
+            status = self.fail_on.pop(call, None) or (self.fail_next.pop(0) if self.fail_next else None)
             if status:
                 self.errors_served.append(status)
                 return status, {"message": "fake failure", "error": status}
+        if call == self.stall_at:
+            self.stalled.set()
+            self.release.wait()
+        if self.delay:
+            time.sleep(self.delay)
         if len(parts) == 3 and parts[0] == "r" and parts[2] in ("search", "new", "hot", "top"):
             return 200, self._page(self._select(parts[1], params, parts[2] == "search"), params)
         if len(parts) >= 2 and parts[0] == "comments":
@@ -103,17 +120,26 @@ class FakeReddit:
                                           "authorization": self.headers.get("Authorization", ""), "body": body})
                 status, payload = fake.route(method, url.path, params)
                 data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                try:
+                    self._answer(status, data)
+                except (BrokenPipeError, ConnectionResetError):  # the client was killed mid-request
+                    pass
+
+            def _answer(self, status: int, data: bytes) -> None:
+                """One send with MSG_NOSIGNAL: a killed client must not SIGPIPE the test process (the CLI,
+                run in-process by other tests, restores SIGPIPE's default action)."""
+                phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
+                head = [f"HTTP/1.0 {status} {phrase}", "Content-Type: application/json",
+                        f"Content-Length: {len(data)}"]
                 if status == 429:
-                    self.send_header("Retry-After", "1")
+                    if fake.retry_after is not None:
+                        head.append(f"Retry-After: {fake.retry_after}")
+                elif status == 401:
+                    head.append('www-authenticate: Bearer realm="reddit", error="invalid_token"')
                 else:
-                    self.send_header("x-ratelimit-remaining", "99")
-                    self.send_header("x-ratelimit-used", "1")
-                    self.send_header("x-ratelimit-reset", "60")
-                self.end_headers()
-                self.wfile.write(data)
+                    head += ["x-ratelimit-remaining: 99", "x-ratelimit-used: 1", "x-ratelimit-reset: 60"]
+                self.connection.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + data, socket.MSG_NOSIGNAL)
+                self.close_connection = True
 
             def do_GET(self) -> None:  # noqa: N802
                 self._serve("GET")
