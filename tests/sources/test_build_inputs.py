@@ -57,8 +57,9 @@ def corpus() -> tuple[list[bytes], list[bytes], dict]:
         sub(27, stickied=True, distinguished="moderator"),
         sub(28, crosspost_parent="t3_s001", crosspost_parent_list=[{"id": "s001"}]),
         sub(29, title="Short", selftext="I feel sad."),
-        sub(30, title="Semaine", selftext="Je me sens tellement coupable aujourd'hui parce que j'ai oublié "
-            "l'anniversaire de ma meilleure amie et elle ne répond plus à mes messages depuis trois jours."),
+        # French with an English disclosure: a candidate, so it reaches language ID
+        sub(30, title="Semaine", selftext="Je me sens tellement coupable aujourd'hui, I feel so guilty, parce que "
+            "j'ai oublié l'anniversaire de ma meilleure amie et elle ne répond plus à mes messages depuis trois jours."),
         {**rs[3], "id": "s031", "title": rs[3]["title"].upper(), "selftext": rs[3]["selftext"].upper()},
         {**rs[4], "id": "s032", "selftext": rs[4]["selftext"] + " Thanks for reading."},
     ]
@@ -188,5 +189,5 @@ def _toml(data: dict) -> str:
 def test_build_without_any_input_fails_with_one_line(tmp_path, capsys):
     code = express(["build", "--warehouse", str(tmp_path / "wh"), "--config", str(REPO / "configs" / "dumps.toml")])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 1 and err == ["express build: nothing published: no input: give --input FILE, --praw-query TERM, "
-                                 "or a recipe with [sources] kind = \"praw\""]
+    assert code == 1 and err == ["express build: nothing published: no input: give --input FILE (or a folder of "
+                                 "dumps), --praw-query TERM, or a recipe with [sources] kind = \"praw\""]
