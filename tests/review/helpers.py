@@ -90,12 +90,13 @@ def build_tiny_release(root: Path, texts: dict[str, str], extractor, segment: Se
 
 
 def copy_demo(demo_build: dict, root: Path, docs: bool = False) -> Release:
-    """The demo release and its run's disclosures, copied into the warehouse `root`."""
+    """The demo release and its run's posts and disclosures, copied into the warehouse `root`."""
     src = Path(demo_build["warehouse"])
     rel = Path(demo_build["release"]["path"])
     dst = root / rel.parent.name / rel.name
     shutil.copytree(rel, dst, ignore=None if docs else shutil.ignore_patterns("data_docs"))
     run_id = json.loads((rel / "manifest.json").read_text())["run_id"]
     (root / "runs" / run_id).mkdir(parents=True)
-    shutil.copyfile(src / "runs" / run_id / "disclosures.parquet", root / "runs" / run_id / "disclosures.parquet")
+    for name in ("disclosures.parquet", "raw_posts.parquet"):
+        shutil.copyfile(src / "runs" / run_id / name, root / "runs" / run_id / name)
     return Release.at(dst)

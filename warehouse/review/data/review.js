@@ -26,6 +26,7 @@
     $("counts").textContent = s.accepted + " accepted, " + s.rejected + " rejected, " + s.skipped + " skipped";
     $("undo").disabled = !s.can_undo;
     $("undo-finished").disabled = !s.can_undo;
+    $("skipped-finished").textContent = s.skipped;
     const item = s.item;
     $("card").hidden = !item;
     $("finished").hidden = !!item || !s.reviewer;
