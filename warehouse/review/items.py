@@ -7,6 +7,7 @@ PII scrubbing moves them, so matching (apply.py) falls back on the words around 
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -14,16 +15,14 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from schemas.records import MASK
 
 CONTEXT_WORDS = 5  # words kept each side of a mask to recognise it again
-_WORD = regex.compile(r"\p{L}+(?:['\u2019]\p{L}+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # letters (any script), inner apostrophes
 # PII placeholders ([USER], [EMAIL], <PERSON>, ...) and the mask token are not context: a change of
 # scrubber changes them.
-_PLACEHOLDER = regex.compile(r"\[[A-Z_]+\]|<[A-Za-z_]+>")
-_CONTEXT_CHARS = 240
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]|<[A-Za-z_]+>")
+_CONTEXT_CHARS = 160
 
 
 def normalize_surface(surface: str) -> str:
@@ -41,8 +40,8 @@ def context_words(text: str, start: int, end: int, n: int = CONTEXT_WORDS) -> tu
     """Up to `n` lower-cased words left and right of text[start:end], placeholders left out."""
     left = _PLACEHOLDER.sub(" ", text[max(0, start - _CONTEXT_CHARS):start])
     right = _PLACEHOLDER.sub(" ", text[end:end + _CONTEXT_CHARS])
-    lw = [w.casefold() for w in _WORD.findall(left)]
-    rw = [w.casefold() for w in _WORD.findall(right)]
+    lw = [w.replace("\u2019", "'").casefold() for w in _WORD.findall(left)]
+    rw = [w.replace("\u2019", "'").casefold() for w in _WORD.findall(right)]
     return lw[-n:], rw[:n]
 
 
@@ -130,9 +129,10 @@ def release_items(release: Any, warehouse_root: Path) -> ExportResult:
     found = _run_disclosures(warehouse_root, manifest, keep_negated)
     con = duckdb.connect()
     try:
+        paths = ", ".join("'" + f.replace("'", "''") + "'" for f in files)  # a bound list param imports pandas
         rel = con.execute(
             "SELECT post_id, segment_index, text, masked_text, surfaces, labels, patterns "
-            "FROM read_parquet(?) ORDER BY post_id, segment_index", [files])
+            f"FROM read_parquet([{paths}]) ORDER BY post_id, segment_index")
         rows = _batched_rows(rel)
         items: list[ReviewItem] = []
         masks = unaligned = 0
