@@ -113,7 +113,7 @@ def render_report(release: Release, out: Path, docs_link: str | None = None) -> 
               _bar([s for s, _ in subs[:40]], [n for _, n in subs[:40]], "examples per subreddit (top 40)", True),
               _table(["subreddit", "examples"], [[s, n] for s, n in subs])]
     parts += _gate(m, docs_link)
-    parts += _review(release_review(release))
+    parts += review_section(release_review(release))
     page = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{html.escape(m['dataset'])} "
             f"{html.escape(m['version'])} report</title><style>{CSS}</style></head><body>{''.join(parts)}</body></html>")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -170,7 +170,7 @@ def _gate(m: dict[str, Any], docs_link: str | None) -> list[str]:
     return out
 
 
-def _review(review: dict[str, Any] | None) -> list[str]:
+def review_section(review: dict[str, Any] | None) -> list[str]:
     """Reviewed precision, shown only when masks of this release were reviewed by hand."""
     if not review:
         return []

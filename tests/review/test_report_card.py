@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from warehouse.card import export_card
-from warehouse.report import render_report
+from warehouse.report import review_section
+from warehouse.review.stats import release_review
 from warehouse.review.items import release_items
 from warehouse.review.ledger import Entry, Ledger, now
 
@@ -16,7 +17,7 @@ def _review(root, rel, accepted: int, rejected: int) -> None:
 
 def test_report_and_card_show_reviewed_precision_once_a_review_exists(demo_copy, tmp_path):
     root, rel = demo_copy
-    assert 'id="review"' not in render_report(rel, tmp_path / "report.html").read_text()
+    assert release_review(rel) is None and review_section(None) == []  # the report adds nothing
     assert "## Hand review" not in export_card(rel, tmp_path / "card")["readme"].read_text()
     _review(root, rel, accepted=16, rejected=4)  # 0.800, Wilson [0.584, 0.919]
     readme = export_card(rel, tmp_path / "card")["readme"].read_text()  # re-export into the same folder
@@ -24,4 +25,5 @@ def test_report_and_card_show_reviewed_precision_once_a_review_exists(demo_copy,
     assert "20 masks of this release were reviewed by hand (1 reviewer(s)" in readme
     assert "reviewed precision 0.800, Wilson 95 % interval\n[0.584, 0.919] (16 accepted, 4 rejected)" in readme
     assert "| family" in readme.split("## Hand review")[1]
+    assert release_review(rel)["overall"]["reviewed"] == 20
     # the report's review section is checked in the browser (tests/browser/test_report_and_data_docs.py)
