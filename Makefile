@@ -17,7 +17,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/express demo
 
+# The browser tests need Debian's Chromium; installed here when missing (as root), never by Playwright.
 test: $(STAMP)
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium chromium-driver)
 	$(BIN)/python -m pytest
 
 clean:

@@ -12,6 +12,7 @@ from typing import Any
 
 from warehouse.croissant import write_croissant
 from warehouse.publish import Release
+from warehouse.review.stats import release_review
 from warehouse.stats import release_stats, size_category
 
 BEGIN, END = "<!-- express:card:begin -->", "<!-- express:card:end -->"
@@ -55,7 +56,7 @@ def export_card(release: Release, out_dir: Path, url: str = "") -> dict[str, Pat
         old = DatasetCard.load(readme)
         old_data, old_text = old.data.to_dict(), old.text
     data = merge_metadata(old_data, generated)
-    body = _merge_body(old_text, _body(manifest, stats, data))
+    body = _merge_body(old_text, _body(manifest, stats, data) + _review_section(release_review(release)))
     card = DatasetCard.from_template(DatasetCardData(**data), template_str="---\n{{ card_data }}\n---\n\n" + body)
     card.save(readme)
     description = cfg.get("description") or f"EXPRESS-style emotion self-disclosure benchmark {manifest['dataset']}"
@@ -158,4 +159,23 @@ The lexicon of emotion words is the EXPRESS lexicon (Shu et al., 2026; Apache-2.
 10-dimensional decomposition used for AccV/F1V derives from the NRC Emotion Lexicon (Saif M.
 Mohammad and Peter D. Turney), which is free for research use only; check its terms before
 any commercial use. Code: Apache-2.0.
+"""
+
+
+def _review_section(review: dict[str, Any] | None) -> str:
+    """The hand-review paragraph, present only when masks of this release were reviewed."""
+    if not review:
+        return ""
+    o = review["overall"]
+    rows = "\n".join(f"| {name} | {p['reviewed']} | {p['precision']:.3f} | [{p['low']:.3f}, {p['high']:.3f}] |"
+                     for name, p in review["by_pattern"].items())
+    return f"""
+## Hand review
+{o['reviewed']} masks of this release were reviewed by hand ({len(review['reviewers'])} reviewer(s), review
+ledger v{review['ledger_version']}): reviewed precision {o['precision']:.3f}, Wilson 95 % interval
+[{o['low']:.3f}, {o['high']:.3f}] ({o['accepted']} accepted, {o['rejected']} rejected).
+
+| pattern | reviewed | precision | 95 % interval |
+|---|---|---|---|
+{rows}
 """

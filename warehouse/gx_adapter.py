@@ -5,8 +5,11 @@ and gets back plain JSON: GX's own validation results plus a short list of failu
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -82,6 +85,7 @@ def validate_tables(
                 failures.append(_failure(suite_data["name"], r, examples_per_failure))
     if docs_dir is not None:  # rendered once from the stored results of every chunk (no second validation)
         ctx.build_data_docs(site_names=["express"])
+        make_docs_offline(docs_dir)
     return {"success": not failures, "suites": out, "failures": failures}
 
 
@@ -168,3 +172,43 @@ def _plain(value: Any, limit: int = 160) -> Any:
         except (TypeError, ValueError):
             pass
     return value if isinstance(value, (int, float, bool, type(None))) else str(value)
+
+
+VENDOR = Path(__file__).resolve().parent / "data" / "docs_vendor"
+_EXTERNAL_LOAD = re.compile(r"<(?:script|link|img)\b[^>]*?\b(?:src|href)=[\"'](https?://[^\"']+)", re.IGNORECASE)
+_LOCAL_TAG = re.compile(r"<(?:script|link)\b[^>]*>", re.IGNORECASE)
+_SRI = re.compile(r"\s(?:integrity|crossorigin)(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?", re.IGNORECASE)
+_STATIC_LINK = re.compile(r"\b(src|href)=\"(?:\./|(?:\.\./)*)static/([^\"?#]+)\"")
+_GX_LOGO = re.compile(r"https://great-expectations-web-assets\.s3\.[\w.-]+\.amazonaws\.com/(logo-long\.png)(?:\?[^\"']*)?")
+
+
+def make_docs_offline(docs_dir: Path) -> dict[str, Any]:
+    """Point the Data Docs at assets shipped with them: GX's pages load Bootstrap, jQuery,
+    bootstrap-table, Font Awesome and Vega from CDNs and render blank offline. The npm files of
+    data/docs_vendor/ go to static/vendor/ (with their licences); every page is rewritten to them.
+    What is left pointing outside is listed in OFFLINE.json (a test keeps it empty)."""
+    docs_dir = Path(docs_dir)
+    spec = json.loads((VENDOR / "assets.json").read_text())
+    target = docs_dir / "static" / "vendor"
+    shutil.copytree(VENDOR / "files", target, dirs_exist_ok=True)
+    shutil.copyfile(VENDOR / "assets.json", target / "assets.json")
+    urls = sorted(((a["url"], a["file"]) for a in spec["assets"]), key=lambda u: -len(u[0]))
+    rewritten, leftover = set(), set()
+    for page in docs_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        up = os.path.relpath(docs_dir / "static", page.parent).replace(os.sep, "/")
+        for url, local in urls:
+            if url in html:
+                rewritten.add(url)
+                html = re.sub(re.escape(url) + r"(?![\w.@/-])", f"{up}/vendor/{local}", html)
+        html = _GX_LOGO.sub(lambda m: f"{up}/images/{m.group(1)}", html)
+        # GX writes static/ links one level short on validation pages (a missing favicon)
+        html = _STATIC_LINK.sub(lambda m: f'{m.group(1)}="{up}/{m.group(2)}"'
+                                if (docs_dir / "static" / m.group(2)).is_file() else m.group(0), html)
+        # a CDN tag's integrity/crossorigin make a file:// page refuse the local copy (CORS)
+        html = _LOCAL_TAG.sub(lambda m: _SRI.sub("", m.group(0)) if "/vendor/" in m.group(0) else m.group(0), html)
+        leftover.update(_EXTERNAL_LOAD.findall(html))
+        page.write_text(html, encoding="utf-8")
+    report = {"rewritten": sorted(rewritten), "leftover": sorted(leftover)}
+    (docs_dir / "OFFLINE.json").write_text(json.dumps(report, indent=1) + "\n")
+    return report

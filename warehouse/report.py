@@ -15,6 +15,7 @@ from typing import Any
 from schemas.lexicon import DIMS, Decomposition, default_decomposition
 
 from warehouse.publish import Release
+from warehouse.review.stats import release_review
 from warehouse.stats import ReleaseStats, release_stats
 
 SECTIONS = ("funnel", "labels", "plutchik", "masks", "lengths", "subreddits", "gate")
@@ -112,6 +113,7 @@ def render_report(release: Release, out: Path, docs_link: str | None = None) -> 
               _bar([s for s, _ in subs[:40]], [n for _, n in subs[:40]], "examples per subreddit (top 40)", True),
               _table(["subreddit", "examples"], [[s, n] for s, n in subs])]
     parts += _gate(m, docs_link)
+    parts += review_section(release_review(release))
     page = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{html.escape(m['dataset'])} "
             f"{html.escape(m['version'])} report</title><style>{CSS}</style></head><body>{''.join(parts)}</body></html>")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -165,6 +167,26 @@ def _gate(m: dict[str, Any], docs_link: str | None) -> list[str]:
     if docs_link:
         out.append(f'<p>Full GX results: <a href="{html.escape(docs_link)}">Great Expectations Data Docs</a> '
                    "(static files beside the release).</p>")
+    return out
+
+
+def review_section(review: dict[str, Any] | None) -> list[str]:
+    """Reviewed precision, shown only when masks of this release were reviewed by hand."""
+    if not review:
+        return []
+    o = review["overall"]
+    out = ['<h2 id="review">Reviewed precision (hand review)</h2>',
+           f"<p>{o['reviewed']} masks of this release reviewed by {len(review['reviewers'])} reviewer(s) "
+           f"(ledger v{review['ledger_version']}, sha256 <code>{review['ledger_sha256'][:12]}</code>): "
+           f"precision <b>{o['precision']:.3f}</b>, Wilson 95 % interval [{o['low']:.3f}, {o['high']:.3f}]; "
+           f"{o['accepted']} accepted, {o['rejected']} rejected.</p>"]
+    for key in ("pattern", "rule"):
+        rows = [[name, p["reviewed"], f"{p['precision']:.3f}", f"[{p['low']:.3f}, {p['high']:.3f}]"]
+                for name, p in review[f"by_{key}"].items()]
+        out.append(_table([key, "reviewed", "precision", "95 % interval"], rows))
+    ag = review.get("agreement")
+    if ag and ag.get("fleiss_kappa") is not None:
+        out.append(f"<p>Fleiss' kappa {ag['fleiss_kappa']:.3f} on {ag['fleiss_items']} items all reviewers rated.</p>")
     return out
 
 

@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "flows.cli.release",
     "flows.cli.evaluate",
     "flows.cli.scale",
+    "flows.cli.review",
 ]
 
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).

@@ -1,0 +1,193 @@
+"""The review ledger: append-only, versioned, crash-safe, under `<warehouse>/reviews/<dataset>/`.
+
+Each append is one immutable batch file `ledger/NNNNNN.jsonl`, written to a temporary file,
+fsynced and linked into place under a lock (never overwritten, never half written). Version N of
+the ledger is batches 1..N; its sha256 is the hash of their bytes in order, so a build can record
+exactly which decisions it used. A later line by the same reviewer on the same item supersedes an
+earlier one (ledger order, not clock time); `retract` withdraws the reviewer's decision (undo).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from warehouse.locking import file_lock
+
+SCHEMA = "express-review-ledger/1"
+VERDICTS = ("accept", "reject")
+DECISIONS = (*VERDICTS, "skip", "retract")
+_BATCH = re.compile(r"^(\d{6})\.jsonl$")
+
+
+class LedgerError(ValueError):
+    """A ledger or items file that cannot be read; the message names the file and line."""
+
+
+def reviews_dir(root: Path, dataset: str) -> Path:
+    return Path(root) / "reviews" / dataset
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def write_atomic(path: Path, data: bytes, overwrite: bool = True) -> None:
+    """Write a whole file or nothing: temp file, fsync, rename (or link, to never overwrite)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # FileExistsError rather than replacing a batch
+    finally:
+        tmp.unlink(missing_ok=True)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ledger line: a reviewer's decision on an item, with the item's identity."""
+
+    item_id: str
+    decision: str
+    reviewer: str
+    time: str
+    source: str
+    dataset: str
+    post_id: str
+    surface: str
+    occurrence: int
+    occurrences: int
+    left: list[str] = field(default_factory=list)
+    right: list[str] = field(default_factory=list)
+    pattern: str = ""
+    rule: str = ""
+    label: str = ""
+    negated: bool | None = None
+    release: str = ""
+    schema: str = SCHEMA
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_REQUIRED = ("item_id", "decision", "reviewer", "time", "source", "dataset", "post_id", "surface",
+             "occurrence", "occurrences")
+_NAMES = tuple(f.name for f in fields(Entry))
+
+
+def entry_from_json(row: Any, where: str) -> Entry:
+    if not isinstance(row, dict):
+        raise LedgerError(f"{where}: a ledger line must be a JSON object")
+    missing = [k for k in _REQUIRED if row.get(k) in (None, "")]
+    if missing:
+        raise LedgerError(f"{where}: missing {', '.join(missing)}")
+    if row["decision"] not in DECISIONS:
+        raise LedgerError(f"{where}: decision must be one of {', '.join(DECISIONS)}, not {row['decision']!r}")
+    if row.get("schema", SCHEMA) != SCHEMA:
+        raise LedgerError(f"{where}: unknown ledger schema {row.get('schema')!r} (this code reads {SCHEMA})")
+    return Entry(**{k: row[k] for k in _NAMES if k in row})
+
+
+class Ledger:
+    """The decisions of one dataset. Cheap to create; reads the batch files on demand."""
+
+    def __init__(self, root: str | Path, dataset: str):
+        self.root = Path(root)
+        self.dataset = dataset
+        self.dir = reviews_dir(self.root, dataset) / "ledger"
+        self._lock = reviews_dir(self.root, dataset) / ".ledger.lock"
+
+    def batch_files(self) -> list[Path]:
+        if not self.dir.is_dir():
+            return []
+        found = sorted(p for p in self.dir.iterdir() if _BATCH.match(p.name))
+        for n, p in enumerate(found, start=1):
+            if int(p.stem) != n:
+                raise LedgerError(f"{p}: ledger batch {n:06d} is missing; the ledger is not contiguous")
+        return found
+
+    @property
+    def version(self) -> int:
+        return len(self.batch_files())
+
+    def append(self, entries: Iterable[Entry]) -> int:
+        """Add one batch holding `entries` (all or none); returns the new ledger version."""
+        lines = [json.dumps(e.to_json(), ensure_ascii=False, sort_keys=True) for e in entries]
+        if not lines:
+            return self.version
+        for n, line in enumerate(lines, start=1):
+            entry_from_json(json.loads(line), f"new batch line {n}")  # never write what we cannot read
+        with file_lock(self._lock, timeout=60, holder="another review writer"):
+            version = self.version + 1
+            write_atomic(self.dir / f"{version:06d}.jsonl", ("\n".join(lines) + "\n").encode("utf-8"),
+                         overwrite=False)
+        return version
+
+    def read(self, version: int | None = None, since: int = 0) -> list[Entry]:
+        """Entries of batches since+1 .. version (default: all), in ledger order."""
+        files = self.batch_files()
+        if version is not None and version > len(files):
+            raise LedgerError(f"{self.dir}: ledger version {version} does not exist (latest is {len(files)})")
+        out = []
+        for path in files[since:version]:
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise LedgerError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
+                out.append(entry_from_json(row, f"{path}:{n}"))
+        return out
+
+    def sha256(self, version: int | None = None) -> str:
+        """Hash of the bytes of batches 1..version: what a build records beside the version."""
+        h = hashlib.sha256()
+        for path in self.batch_files()[:version]:
+            h.update(path.read_bytes())
+        return h.hexdigest()
+
+
+def latest_by_reviewer(entries: Iterable[Entry]) -> dict[str, dict[str, Entry]]:
+    """item_id -> reviewer -> that reviewer's standing decision (accept, reject or skip)."""
+    out: dict[str, dict[str, Entry]] = {}
+    for e in entries:
+        per = out.setdefault(e.item_id, {})
+        if e.decision == "retract":
+            per.pop(e.reviewer, None)
+        else:
+            per[e.reviewer] = e
+    return {k: v for k, v in out.items() if v}
+
+
+def consensus(by_reviewer: dict[str, Entry]) -> str | None:
+    """One verdict per item: the majority of accept/reject; a tie rejects (a doubtful mask is not a
+    label). Skips do not vote; None when nobody decided."""
+    votes = [e.decision for e in by_reviewer.values() if e.decision in VERDICTS]
+    if not votes:
+        return None
+    rejects = votes.count("reject")
+    return "reject" if rejects * 2 >= len(votes) else "accept"
+
+
+def datasets_with_reviews(root: Path) -> list[str]:
+    base = Path(root) / "reviews"
+    return sorted(p.name for p in base.iterdir() if (p / "ledger").is_dir()) if base.is_dir() else []
