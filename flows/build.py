@@ -22,6 +22,7 @@ from flows.dask_runner import task_runner
 from pipeline import assemble, dedupe_shards, extract_shards, filter_shards, publish, shards
 from pipeline.progress import Progress
 from pipeline.results import AssembleResult, StepResult
+from pipeline.review import review_state, save_review_state
 from pipeline.run import (build_run_id, check_inputs, default_workers, expand_inputs, input_record, load_any_recipe,
                           load_saved_recipe, open_run, praw_inputs, run_lock)
 from schemas.config import override
@@ -183,8 +184,10 @@ def build_flow(inputs: list[str], warehouse: str, config: str | None = None, sha
     if not inputs:
         raise ValueError("no inputs: give --input files (or folders of dumps) or a recipe with [sources] kind = \"praw\"")
     shard_lines = shard_lines or recipe.orchestrate.shard_lines
-    run_id = run_id or build_run_id(inputs, recipe, shard_lines)
+    review = review_state(wh, recipe.dataset.name)
+    run_id = run_id or build_run_id(inputs, recipe, shard_lines, review)
     run_dir, recipe_path = open_run(wh, run_id, recipe, inputs, shard_lines)
+    save_review_state(run_dir, review)
     workers = default_workers(inputs, recipe) if workers is None and not dask_address else (workers or 0)
     return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines, publish=publish, workers=workers,
                      dask_address=dask_address)

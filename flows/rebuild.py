@@ -10,6 +10,7 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.build import build_run
 from pipeline.rebuild import plan_rebuild
+from pipeline.review import save_review_state
 from pipeline.run import check_inputs, expand_inputs, load_any_recipe, open_run, praw_inputs
 from schemas.config import Recipe
 from warehouse.layout import Warehouse
@@ -69,6 +70,7 @@ def _rebuild(wh: Warehouse, recipe: Recipe, inputs: list[str], shard_lines: int,
         extra["incremental"]["scrape"] = {k: scrape_facts[k] for k in ("path", "new_items", "rows", "skipped_seen")}
     print(f"[rebuild] {len(plan.new_inputs)} new input(s) of {len(files)}; parent {plan.parent or 'none'}", flush=True)
     run_dir, recipe_path = open_run(wh, plan.run_id, recipe, plan.new_inputs, shard_lines)
+    save_review_state(run_dir, plan.review)
     workers = recipe.orchestrate.workers if workers is None and not dask_address else (workers or 0)
     built = build_run(wh, plan.run_id, run_dir, recipe_path, plan.new_inputs, shard_lines,
                       prior_shards=plan.prior_shards, prior_inputs=plan.prior_inputs, extra_manifest=extra,

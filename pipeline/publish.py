@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.results import AssembleResult, Published
+from pipeline.review import run_review
 from pipeline.run import load_saved_recipe
 from pipeline.shards import write_marker
 from warehouse.layout import Warehouse
@@ -36,8 +37,10 @@ def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, ass
         ensure_registered(wh, Release.at(Path(existing.path)))
         return existing
     recipe = load_saved_recipe(recipe_path)
+    index = run_review(Path(run_dir))
+    review = {"review": index.describe()} if index is not None else {}
     fields = run_fields(run_id, recipe, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
-                        extra)
+                        {**review, **(extra or {})})
     release = publish_release(Path(assembled.examples), wh, recipe, fields)
     out = Published(release.dataset, release.version, str(release.path), str(release.manifest_path))
     write_marker(Path(run_dir), "publish", out.to_dict())

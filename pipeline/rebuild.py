@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.results import AssembleResult
+from pipeline.review import review_state
 from pipeline.run import derive_run_id, input_fingerprint, input_record
 from pipeline.shards import read_marker
 from schemas.checksums import sha256_file
@@ -36,6 +37,7 @@ class RebuildPlan:
     parent: str | None = None
     relabel: list[str] = field(default_factory=list)
     message: str = ""
+    review: dict[str, Any] | None = None  # the ledger state the run applies (pipeline/review.py)
 
 
 def input_hashes(wh: Warehouse, paths: list[str]) -> dict[str, str]:
@@ -62,10 +64,13 @@ def latest_manifest(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
     return json.loads((wh.release_dir(dataset, versions[-1]) / "manifest.json").read_text())
 
 
-def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any]) -> list[str]:
-    """Why the parent's labels cannot be reused (code, lexicon, decomposition or extract config)."""
+def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any], review: dict[str, Any] | None = None) -> list[str]:
+    """Why the parent's labels cannot be reused (code, lexicon, decomposition, extract config or
+    review decisions)."""
     versions = data_versions()
     why = []
+    if (parent.get("review") or {}).get("ledger_sha256", "") != (review or {}).get("sha256", ""):
+        why.append("review decisions")
     if parent.get("code_version") != code_version():
         why.append("code_version")
     if parent.get("lexicon_version") != versions["lexicon"]["version"]:
@@ -81,6 +86,7 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
     """Compare the inputs with the latest release of the recipe's dataset and plan the run."""
     rd = recipe.to_dict()
     hashes = input_hashes(wh, files)
+    review = review_state(wh, recipe.dataset.name)
     parent = latest_manifest(wh, recipe.dataset.name)
     parent_run = read_marker(wh.run_dir(parent["run_id"]), "assemble") if parent else None
     reusable = parent_run is not None and parent["config"]["filters"] == rd["filters"]
@@ -89,13 +95,13 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
               "its run folder is gone): full build", flush=True)
     known = {i["sha256"] for i in parent["inputs"]} if reusable else set()
     new = [p for p in files if hashes[p] not in known]
-    relabel = labels_changed(parent, rd) if reusable else []
+    relabel = labels_changed(parent, rd, review) if reusable else []
     parent_id = f"{parent['dataset']}/{parent['version']}" if parent else None
     if reusable and not new and not relabel:
         return RebuildPlan(None, [], hashes, parent=parent_id,
                            message=f"up to date: {parent_id} already has these inputs and rules")
     run_id = derive_run_id("rebuild", parent["run_id"] if reusable else "", json.dumps(rd, sort_keys=True),
-                           str(shard_lines), *[hashes[p] for p in new])
+                           str(shard_lines), (review or {}).get("sha256", ""), *[hashes[p] for p in new])
     prior = list(AssembleResult.from_marker(parent_run).shard_list) if reusable else []
     if relabel:
         run_dir = wh.run_dir(run_id)
@@ -107,4 +113,4 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
                  "incremental": {"new_inputs": [input_record(p, hashes[p]) for p in new],
                                  "reused_shards": len(prior), "relabelled_because": relabel}}
     return RebuildPlan(run_id, new, hashes, prior, parent["inputs"] if reusable else [], extra,
-                       parent_id if reusable else None, relabel)
+                       parent_id if reusable else None, relabel, review=review)

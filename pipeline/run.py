@@ -63,9 +63,10 @@ def input_fingerprint(path: str) -> str:
     return f"{Path(path).resolve()}|{st.st_size}|{st.st_mtime_ns}"
 
 
-def build_run_id(inputs: list[str], recipe: Recipe, shard_lines: int) -> str:
+def build_run_id(inputs: list[str], recipe: Recipe, shard_lines: int, review: dict[str, Any] | None = None) -> str:
+    """A build's id; `review` is the ledger state the run applies (new decisions: a new run)."""
     return derive_run_id(*map(input_fingerprint, inputs), json.dumps(recipe.to_dict(), sort_keys=True),
-                         str(shard_lines))
+                         str(shard_lines), (review or {}).get("sha256", ""))
 
 
 def expand_inputs(inputs: list[str]) -> list[str]:

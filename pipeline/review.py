@@ -1,0 +1,60 @@
+"""Hand-review decisions in a build: which ledger version a run uses (fixed when the run starts,
+part of its id, recorded in its manifest), and the per-post step that applies it to the masks
+extraction found (warehouse/review/apply.py holds the matching rule)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from schemas.records import Disclosure, RawPost
+from warehouse.layout import Warehouse
+from warehouse.review.apply import ReviewIndex, apply_decisions
+from warehouse.review.ledger import Ledger
+
+REVIEW_FILE = "review.json"  # <run>/: the ledger version the run's extraction applies
+
+Review = Callable[[RawPost, list[Disclosure]], tuple[list[Disclosure], "str | None"]]
+
+
+def review_state(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
+    """The dataset's ledger as it stands (root, version, sha256), or None when nothing was reviewed."""
+    ledger = Ledger(wh.root, dataset)
+    version = ledger.version
+    if version == 0:
+        return None
+    return {"root": str(wh.root), "dataset": dataset, "version": version, "sha256": ledger.sha256(version)}
+
+
+def save_review_state(run_dir: Path, state: dict[str, Any] | None) -> None:
+    if state is not None:
+        (run_dir / REVIEW_FILE).write_text(json.dumps(state, indent=2) + "\n")
+
+
+@lru_cache(maxsize=4)
+def _index(root: str, dataset: str, version: int) -> ReviewIndex:
+    return ReviewIndex.from_ledger(Ledger(root, dataset), version)
+
+
+def run_review(run_dir: Path) -> ReviewIndex | None:
+    """The review index a run applies (loaded once per worker process), or None."""
+    path = run_dir / REVIEW_FILE
+    if not path.exists():
+        return None
+    state = json.loads(path.read_text())
+    return _index(state["root"], state["dataset"], int(state["version"]))
+
+
+def reviewer(index: ReviewIndex | None) -> Review | None:
+    """The per-post step for build_examples: the masks review keeps, and `review_rejected` when it
+    took every one of them."""
+    if index is None or not index.by_post:
+        return None
+
+    def review(post: RawPost, masks: list[Disclosure]) -> tuple[list[Disclosure], str | None]:
+        applied = apply_decisions(post.id, post.text, masks, index)
+        return applied.kept, applied.reason
+
+    return review
