@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "flows.cli.release",
     "flows.cli.evaluate",
     "flows.cli.scale",
+    "flows.cli.acceptance",
 ]
 
 
