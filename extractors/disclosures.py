@@ -1,4 +1,5 @@
-"""Self-disclosure extraction: prefilter windows, tag them with spaCy in batches, apply patterns.
+"""Self-disclosure extraction: prefilter windows, tag them with spaCy in batches, apply patterns,
+then keep the hits the acceptance model accepts (extractors/acceptance.py; "off" keeps them all).
 
 Offsets are exact character offsets in the original text: each window is tagged on its own and
 its token offsets are shifted by the window start. The text spaCy sees is a same-length copy of
@@ -8,6 +9,7 @@ straightened and ALL-CAPS words lower-cased, so tags are better and offsets neve
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import regex
@@ -15,6 +17,7 @@ from schemas.lexicon import lexicon_terms
 from schemas.vocabulary import default_vocabulary
 from schemas.records import Disclosure
 
+from extractors.acceptance import NOT_ACCEPTED, ON, AcceptanceModel, hit_features, resolve
 from extractors.patterns import PatternMatcher
 from extractors.prefilter import Prefilter, Window
 from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE, ReferenceReach
@@ -44,14 +47,28 @@ def maskable_terms() -> frozenset[str]:
     return frozenset(t for t in lexicon_terms() if not vocab.excluded(t))
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One hit of the rules: its disclosure (with `acceptance` when a model scored it), the
+    features the model saw, and whether it is kept."""
+
+    disclosure: Disclosure
+    features: tuple[str, ...]
+    accepted: bool
+
+
 class DisclosureExtractor:
-    """Finds first-person emotion disclosures in texts; one instance per process."""
+    """Finds first-person emotion disclosures in texts; one instance per process.
+
+    `acceptance`: "on" (the shipped acceptance model), "off" (the rules alone) or a model."""
 
     def __init__(self, terms: frozenset[str] | None = None, nlp: Language | None = None,
-                 batch_size: int = 256, one_per_phrase: bool = True, forms: str = REFERENCE):
+                 batch_size: int = 256, one_per_phrase: bool = True, forms: str = REFERENCE,
+                 acceptance: str | AcceptanceModel | None = ON):
         if forms not in FORMS:
             raise ValueError(f"forms must be one of {FORMS}, not {forms!r}")
         self.forms = forms  # "reference": only the trigger forms that produced EXPRESS labels
+        self.model = resolve(acceptance)
         self.terms = terms if terms is not None else maskable_terms()
         if nlp is None:
             from extractors.nlp import load_tagger  # spaCy is imported with the model, not with this module
@@ -66,14 +83,33 @@ class DisclosureExtractor:
         return next(self.extract_many([text]))
 
     def explain(self, text: str) -> list[Disclosure]:
-        """Like extract, plus the lexicon words a masking rule kept (rule `...:blocked_<why>`)."""
+        """Like extract, plus the lexicon words a masking rule kept (rule `...:blocked_<why>`) and
+        the hits the acceptance model dropped (rule `...:not_accepted`, with their probability)."""
         auditor = DisclosureExtractor(self.terms, self.nlp, self.batch_size, self.matcher.one_per_phrase,
-                                      self.forms)
+                                      self.forms, self.model)
         auditor.matcher.explain = True
-        return auditor.extract(text)
+        out = []
+        for c in next(auditor.candidates([text])):
+            d = c.disclosure
+            if not c.accepted:
+                d = Disclosure(d.start, d.end, d.surface, d.label, d.pattern, f"{d.rule}:{NOT_ACCEPTED}",
+                               d.negated, d.acceptance)
+            out.append(d)
+        return out
 
     def extract_many(self, texts: Iterable[str]) -> Iterator[list[Disclosure]]:
-        """One disclosure list per input text, in input order; spaCy sees candidate windows only.
+        """One list of accepted disclosures per input text, in input order (see `candidates`)."""
+        for found in self.candidates(texts, features=False):
+            yield [c.disclosure for c in found if c.accepted]
+
+    def audited(self, texts: Iterable[str]) -> Iterator[tuple[list[Disclosure], list[Disclosure]]]:
+        """(accepted, not accepted) disclosures per input text, in input order."""
+        for found in self.candidates(texts, features=False):
+            yield ([c.disclosure for c in found if c.accepted], [c.disclosure for c in found if not c.accepted])
+
+    def candidates(self, texts: Iterable[str], features: bool = True) -> Iterator[list[Candidate]]:
+        """Every hit of the rules per input text, in input order; spaCy sees candidate windows only.
+        Features are computed when asked (training) or when a model needs them.
 
         Texts are gathered until their windows fill one spaCy batch (most texts have none, and
         spaCy costs a third more in batches of a few windows), at most CHUNK_TEXTS_PER_BATCH
@@ -90,14 +126,17 @@ class DisclosureExtractor:
             chars += len(text)
             if (len(jobs) >= self.batch_size or chars >= CHUNK_CHARS
                     or len(chunk) >= CHUNK_TEXTS_PER_BATCH * self.batch_size):
-                yield from self._tag_chunk(chunk, jobs)
+                yield from self._tag_chunk(chunk, jobs, features)
                 chunk, jobs, chars = [], [], 0
         if chunk:
-            yield from self._tag_chunk(chunk, jobs)
+            yield from self._tag_chunk(chunk, jobs, features)
 
-    def _tag_chunk(self, texts: list[str], jobs: list[tuple[int, Window]]) -> list[list[Disclosure]]:
-        """Tag the windows `jobs` ((text index, window)) of `texts` and apply the patterns."""
-        results: list[list[Disclosure]] = [[] for _ in texts]
+    def _tag_chunk(self, texts: list[str], jobs: list[tuple[int, Window]],
+                   features: bool) -> list[list[Candidate]]:
+        """Tag the windows `jobs` ((text index, window)) of `texts`, apply the patterns and score."""
+        results: list[list[Candidate]] = [[] for _ in texts]
+        model = self.model
+        want = features or model is not None
         reach: dict[int, ReferenceReach] = {}
         windows = (tagging_text(texts[k][w.start:w.end]) for k, w in jobs)
         batch = max(self.batch_size, len(jobs))  # one batch per chunk: no small tail batch
@@ -114,10 +153,17 @@ class DisclosureExtractor:
                         continue
                     rule += EXTENDED_TAG
                 surface = texts[k][a:b]
-                results[k].append(Disclosure(a, b, surface, label_for(surface), hit.pattern,
-                                             rule, hit.negated))
+                feats: tuple[str, ...] = ()
+                p = None
+                if want and ":blocked_" not in hit.rule:  # a blocked word (explain) is no candidate
+                    trigger_char = doc[max(hit.trigger_start, 0)].idx + w.start
+                    feats = hit_features(doc, hit, texts[k], trigger_char, b)
+                    if model is not None:
+                        p = model.probability(feats)
+                d = Disclosure(a, b, surface, label_for(surface), hit.pattern, rule, hit.negated, p)
+                results[k].append(Candidate(d, feats, p is None or model.accepts(p)))
         for found in results:
-            found.sort(key=lambda d: d.start)
+            found.sort(key=lambda c: c.disclosure.start)
         return results
 
 

@@ -1,6 +1,13 @@
-"""Turn posts into masked examples; posts without a usable disclosure are dropped with a reason."""
+"""Turn posts into masked examples; posts without a usable disclosure are dropped with a reason.
+
+Drop reasons, in the order they are tested: `no_disclosure` (the rules found nothing),
+`not_accepted` (the rules found hits, the acceptance model kept none), `only_negated`,
+`too_few_masks`, `too_many_masks`. Hits are counted apart (`hit_counts`: found = accepted +
+not_accepted), since the funnel counts posts.
+"""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from itertools import tee
 
@@ -8,6 +15,7 @@ from schemas.config import ExtractConfig
 from schemas.funnel import Funnel
 from schemas.records import Disclosure, Example, RawPost
 
+from extractors.acceptance import NOT_ACCEPTED
 from extractors.disclosures import DisclosureExtractor, mask_text
 from extractors.segmentation import Segmenter
 
@@ -28,19 +36,34 @@ def build_examples(
     on_drop: DropSink | None = None,
     on_disclosures: Callable[[RawPost, list[Disclosure]], None] | None = None,
     segmenter: Segmenter | None = None,
+    hit_counts: Counter[str] | None = None,
+    review: Callable[[RawPost, list[Disclosure]], tuple[list[Disclosure], str | None]] | None = None,
 ) -> Iterator[Example]:
     """Examples of posts with min_masks..max_masks usable disclosures, in input order; a long
-    post gives one Example per segment (segment_index 0, 1, ...)."""
+    post gives one Example per segment (segment_index 0, 1, ...). `on_disclosures` gets the
+    accepted disclosures of every post read (before review); `review` (pipeline/review.py) takes
+    away the masks hand review rejected, and names the reason when it took them all."""
     segmenter = segmenter or Segmenter()
     a, b = tee(posts)
-    for post, found in zip(a, extractor.extract_many(p.text for p in b)):
+    audited = getattr(extractor, "audited", None)  # a stand-in without one rejects nothing
+    texts = (p.text for p in b)
+    pairs = audited(texts) if audited else ((found, []) for found in extractor.extract_many(texts))
+    for post, (found, rejected) in zip(a, pairs):
         funnel.read += 1
+        if hit_counts is not None and (found or rejected):
+            hit_counts["found"] += len(found) + len(rejected)
+            hit_counts["accepted"] += len(found)
+            hit_counts[NOT_ACCEPTED] += len(rejected)
         if on_disclosures:
             on_disclosures(post, found)
         kept = usable(found, cfg.keep_negated)
         reason = None
-        if not found:
-            reason = "no_disclosure"
+        if review is not None and kept:
+            kept, reason = review(post, kept)  # "review_rejected" when review took every mask
+        if reason:
+            pass
+        elif not found:
+            reason = NOT_ACCEPTED if rejected else "no_disclosure"
         elif not kept:
             reason = "only_negated"
         elif len(kept) < cfg.min_masks:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from extractors.acceptance import ON
 from extractors.disclosures import DisclosureExtractor, mask_text
 from extractors.examples import usable
 from extractors.parallel import extract_parallel
@@ -31,10 +32,11 @@ def read_inputs(path: str | Path) -> Iterator[tuple[Any, str]]:
 
 def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool = False,
                   extractor: DisclosureExtractor | None = None, workers: int = 1,
-                  forms: str = REFERENCE) -> int:
+                  forms: str = REFERENCE, acceptance: str = ON) -> int:
     """Write one result per input line; returns the number of lines written.
 
     `workers` > 1 spreads the texts over that many processes; the output is the same.
+    `acceptance` "off" lists every hit of the rules (the default drops those the model rejects).
     """
     ids: list[Any] = []
     texts: list[str] = []
@@ -46,9 +48,9 @@ def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool 
     with open(tmp, "w", encoding="utf-8") as out:
         if workers > 1:
             results = extract_parallel(texts, workers, chunk_size=max(1, min(256, len(texts) // (4 * workers))),
-                                       forms=forms)
+                                       forms=forms, acceptance=acceptance)
         else:
-            results = (extractor or DisclosureExtractor(forms=forms)).extract_many(texts)
+            results = (extractor or DisclosureExtractor(forms=forms, acceptance=acceptance)).extract_many(texts)
         for id_, text, found in zip(ids, texts, results):
             row = {"id": id_, "masked_text": mask_text(text, usable(found, keep_negated)),
                    "disclosures": [d.to_json() for d in found]}

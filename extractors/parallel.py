@@ -13,15 +13,16 @@ from itertools import islice
 
 from schemas.records import Disclosure
 
+from extractors.acceptance import ON
 from extractors.disclosures import DisclosureExtractor
 from extractors.reference import REFERENCE
 
 _WORKER: DisclosureExtractor | None = None
 
 
-def _init(batch_size: int, forms: str = REFERENCE) -> None:
+def _init(batch_size: int, forms: str = REFERENCE, acceptance: str = ON) -> None:
     global _WORKER
-    _WORKER = DisclosureExtractor(batch_size=batch_size, forms=forms)
+    _WORKER = DisclosureExtractor(batch_size=batch_size, forms=forms, acceptance=acceptance)
 
 
 def _run(chunk: list[str]) -> list[list[Disclosure]]:
@@ -30,14 +31,15 @@ def _run(chunk: list[str]) -> list[list[Disclosure]]:
 
 
 def extract_parallel(texts: Iterable[str], workers: int, chunk_size: int = 256,
-                     batch_size: int = 256, forms: str = REFERENCE) -> Iterator[list[Disclosure]]:
+                     batch_size: int = 256, forms: str = REFERENCE,
+                     acceptance: str = ON) -> Iterator[list[Disclosure]]:
     """One disclosure list per text, in input order, computed by `workers` processes."""
     if workers <= 1:
-        yield from DisclosureExtractor(batch_size=batch_size, forms=forms).extract_many(texts)
+        yield from DisclosureExtractor(batch_size=batch_size, forms=forms, acceptance=acceptance).extract_many(texts)
         return
     it = iter(texts)
     ctx = mp.get_context("spawn")  # no inherited threads or half-loaded models
-    with ctx.Pool(workers, initializer=_init, initargs=(batch_size, forms)) as pool:
+    with ctx.Pool(workers, initializer=_init, initargs=(batch_size, forms, acceptance)) as pool:
         pending: deque = deque()
         while True:
             while len(pending) < 2 * workers and (chunk := list(islice(it, chunk_size))):

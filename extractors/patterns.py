@@ -46,6 +46,8 @@ class Hit:
     pattern: str
     rule: str
     negated: bool
+    trigger_start: int = -1  # first token of the trigger ("I", or the sentence start in family 3)
+    phrase_start: int = -1   # first token after the trigger: modifiers run from here to start_token
 
 
 def norm(tok: Token) -> str:
@@ -155,7 +157,7 @@ class PatternMatcher:
                 continue
             negated = self._negated(doc, subj + 1, i)
             yield from self._phrase(doc, i + 1, VERB_PHRASE, "family1", negated, adj_only=False,
-                                    trigger=f"i+{low}")
+                                    trigger=f"i+{low}", trigger_start=subj)
 
     def _subject_before(self, doc: Doc, verb_i: int) -> int | None:
         """Index of "I" at most GAP words before the verb, when "I" is the verb's subject."""
@@ -195,7 +197,7 @@ class PatternMatcher:
             if after is not None:
                 trigger = " ".join(norms[i:after]).replace(" '", "'").replace("i m", "im")
                 yield from self._phrase(doc, after, BE_PHRASE, "family2", False, adj_only=True,
-                                        trigger=trigger)
+                                        trigger=trigger, trigger_start=i)
 
     @staticmethod
     def _be_trigger_end(doc: Doc, i: int) -> int | None:
@@ -218,10 +220,10 @@ class PatternMatcher:
                 continue
             negated = self._negated(doc, begin, v.i)
             yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family3", negated, adj_only=False,
-                                    trigger="sentence-initial feeling")
+                                    trigger="sentence-initial feeling", trigger_start=begin)
 
     def _phrase(self, doc: Doc, start: int, window: int, pattern: str, negated: bool,
-                adj_only: bool, trigger: str) -> Iterator[Hit]:
+                adj_only: bool, trigger: str, trigger_start: int) -> Iterator[Hit]:
         """Apply the masking rules to the words of the phrase after a trigger."""
         words = 0
         before: list[Token] = []  # the phrase's words so far
@@ -248,10 +250,11 @@ class PatternMatcher:
                 rule = self._blocked(doc, i, end, before, masked_at, adj_only)
                 if rule is not None and self.explain:
                     yield Hit(i, end, pattern, f"{pattern}:{trigger}:blocked_{rule}",
-                              negated or self._negated_in(before))
+                              negated or self._negated_in(before), trigger_start, start)
                 if rule is None:
                     neg = negated or self._negated_in(before)
-                    yield Hit(i, end, pattern, self._rule_name(pattern, trigger, before), neg)
+                    yield Hit(i, end, pattern, self._rule_name(pattern, trigger, before), neg,
+                              trigger_start, start)
                     if self.one_per_phrase:
                         return
                     masked_at = end - 1

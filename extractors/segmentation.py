@@ -129,7 +129,8 @@ class Segmenter:
             while hi > last.end and text[hi - 1].isspace():
                 hi -= 1
             inside = [d for d in ordered if lo <= d.start and d.end <= hi]
-            moved = [Disclosure(d.start - lo, d.end - lo, d.surface, d.label, d.pattern, d.rule, d.negated)
+            moved = [Disclosure(d.start - lo, d.end - lo, d.surface, d.label, d.pattern, d.rule, d.negated,
+                                d.acceptance)
                      for d in inside]
             out.append(Segment(lo, hi, text[lo:hi], moved))
         return out

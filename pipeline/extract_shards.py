@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -15,24 +16,26 @@ from extractors.segmentation import Segmenter
 from extractors.vocabulary import Collapser
 from pipeline.dedupe_shards import kept_posts
 from pipeline.results import ExtractResult
+from pipeline.review import Review, reviewer, run_review
 from pipeline.run import load_saved_recipe
 from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name, write_marker
 from pipeline.worker_memory import hand_back_memory
-from schemas.config import Recipe
+from schemas.config import ExtractConfig, Recipe
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RawPost, quarantine_row
 from warehouse.parquet import ParquetSink
 
-_EXTRACTORS: dict[tuple[int, str], DisclosureExtractor] = {}
+_EXTRACTORS: dict[tuple[int, str, str], DisclosureExtractor] = {}
 
 
-def _extractor(batch_size: int, forms: str) -> DisclosureExtractor:
+def _extractor(cfg: ExtractConfig) -> DisclosureExtractor:
     """One extractor (spaCy model) per worker process and setting, reused by every shard it runs."""
-    if (batch_size, forms) not in _EXTRACTORS:
+    key = (cfg.batch_size, cfg.forms, cfg.acceptance)
+    if key not in _EXTRACTORS:
         hand_back_memory()  # what filtering and dedupe left behind, before the model comes in
-        _EXTRACTORS[batch_size, forms] = DisclosureExtractor(batch_size=batch_size, forms=forms)
+        _EXTRACTORS[key] = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
         freeze_long_lived()
-    return _EXTRACTORS[batch_size, forms]
+    return _EXTRACTORS[key]
 
 
 def freeze_long_lived() -> None:
@@ -43,7 +46,8 @@ def freeze_long_lived() -> None:
 
 
 def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, recipe: Recipe, funnel: Funnel,
-                     examples_path: Path, disclosures_path: Path, quarantine_path: Path) -> Collapser:
+                     examples_path: Path, disclosures_path: Path, quarantine_path: Path,
+                     review: Review | None = None, hits: Counter[str] | None = None) -> Collapser:
     """Stream posts through extraction into examples, disclosures and quarantine Parquet files.
     Returns the unmapped-word counts."""
     collapser = Collapser()
@@ -56,7 +60,8 @@ def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, r
 
         for ex in build_examples(posts, extractor, recipe.extract, funnel,
                                  on_drop=lambda p, why: dropped.write(quarantine_row("extract", p, why, False)),
-                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment)):
+                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment), hit_counts=hits,
+                                 review=review):
             collapser.observe(ex.surfaces)
             examples.write(ex.to_row())
     return collapser
@@ -71,14 +76,15 @@ def extract_shard(shard: dict[str, Any], recipe_path: str) -> ExtractResult:
         return ExtractResult.from_marker(done)
     started = time.perf_counter()
     recipe = load_saved_recipe(recipe_path)
-    extractor = _extractor(recipe.extract.batch_size, recipe.extract.forms)
-    funnel = Funnel()
+    extractor = _extractor(recipe.extract)
+    review = reviewer(run_review(Path(recipe_path).parent))
+    funnel, hits = Funnel(), Counter()
     s.labels_dir.mkdir(parents=True, exist_ok=True)
     out = {name: s.labels_dir / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
     collapser = write_extraction(kept_posts(s), extractor, recipe, funnel, tmp_name(out["examples"]),
-                                 tmp_name(out["disclosures"]), tmp_name(out["quarantine-extract"]))
+                                 tmp_name(out["disclosures"]), tmp_name(out["quarantine-extract"]), review, hits)
     funnel.check(f"extract {s.name}")
     commit(list(out.values()))
-    result = ExtractResult(s.name, funnel, seconds_since(started), False, collapser.summary())
+    result = ExtractResult(s.name, funnel, seconds_since(started), False, collapser.summary(), dict(hits))
     write_marker(s.labels_dir, "extract", result.to_marker())
     return result

@@ -53,6 +53,7 @@ class ExtractResult(StepResult):
     """Disclosures, masks and examples of one shard's kept posts."""
 
     unmapped: dict[str, Any] = field(default_factory=dict)
+    hits: dict[str, int] = field(default_factory=dict)  # pattern hits found = accepted + not_accepted
 
 
 @dataclass

@@ -68,6 +68,7 @@ class ExtractConfig:
     min_masks: int = 1
     max_masks: int = 5
     forms: str = "reference"  # trigger forms: "reference" (EXPRESS's only) or "extended"
+    acceptance: str = "on"  # "on": the acceptance model drops hits a reviewer would not keep; "off": rules alone
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,8 @@ def validate(recipe: Recipe, where: str) -> None:
         raise ConfigError(f"{where} [extract]: need 1 <= min_masks <= max_masks")
     if e.forms not in ("reference", "extended"):
         raise ConfigError(f"{where} [extract]: forms must be 'reference' or 'extended', got {e.forms!r}")
+    if e.acceptance not in ("on", "off"):
+        raise ConfigError(f"{where} [extract]: acceptance must be 'on' or 'off', got {e.acceptance!r}")
     g = recipe.gate
     if not (0 <= g.min_text_chars <= g.max_text_chars and 0 < g.max_label_share <= 1 and g.max_js_divergence >= 0):
         raise ConfigError(f"{where} [gate]: need 0 <= min_text_chars <= max_text_chars, 0 < max_label_share <= 1")

@@ -50,6 +50,7 @@ class Disclosure:
     pattern: str
     rule: str = ""
     negated: bool = False
+    acceptance: float | None = None  # the acceptance model's probability; None when it is off
 
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _DISCLOSURE_FIELDS}
@@ -120,6 +121,7 @@ DISCLOSURE_STRUCT = pa.struct(
         ("pattern", pa.string()),
         ("rule", pa.string()),
         ("negated", pa.bool_()),
+        ("acceptance", pa.float64()),
     ]
 )
 

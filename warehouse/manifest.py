@@ -28,6 +28,7 @@ def total_funnel(ingest: Funnel, extract: Funnel) -> Funnel:
 def run_fields(run_id: str, recipe: Recipe, ingest: Funnel, extract: Funnel, inputs: list[dict[str, Any]],
                shards: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a release records of the run that built it; `extra` adds fields (a rebuild's parent)."""
+    from extractors.acceptance import describe as acceptance_model
     from extractors.segmentation import Segmenter
     from filters.reddit import filter_data_versions
 
@@ -42,6 +43,7 @@ def run_fields(run_id: str, recipe: Recipe, ingest: Funnel, extract: Funnel, inp
         "decomposition_version": versions["decomposition"]["version"],
         "filter_data_versions": filter_data_versions(recipe.filters),
         "vocabulary_version": vocabulary_version(),
+        "acceptance": acceptance_model(recipe.extract),
         "segmentation": Segmenter(recipe.segment).describe(),
         "shards": shards,
         **(extra or {}),

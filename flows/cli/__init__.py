@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "flows.cli.evaluate",
     "flows.cli.scale",
     "flows.cli.review",
+    "flows.cli.acceptance",
 ]
 
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
