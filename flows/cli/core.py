@@ -123,7 +123,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
     try:
         n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated, workers=args.workers,
-                          forms=args.forms)
+                          forms=args.forms, acceptance=args.acceptance)
     except (InputError, FileNotFoundError) as exc:
         print(f"express extract: {exc}", file=sys.stderr)
         return 2
@@ -149,6 +149,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes to use (output is identical)")
     p.add_argument("--forms", choices=("reference", "extended"), default="reference",
                    help="trigger forms: EXPRESS's only (default), or also I'm feeling/I've been/don't feel")
+    p.add_argument("--acceptance", choices=("on", "off"), default="on",
+                   help="drop the pattern hits the shipped acceptance model rejects (default), or keep every hit")
     p.set_defaults(func=cmd_extract)
 
 
