@@ -2,7 +2,7 @@
 
 Presidio's analyzer finds the structured kinds (filters/pii_recognizers.py: e-mail, URL, IP,
 phone, card, SSN, IBAN, Reddit/@/Discord handles) with no NLP engine at all, and person names
-with spaCy's NER on the sentences where a name can be (filters/pii_names.py). Overlapping finds
+with spaCy's NER on the words around capitalized cues (filters/pii_names.py). Overlapping finds
 are settled first (the longer span wins, then the higher score), and Presidio's anonymizer
 replaces each span by its placeholder, so the text outside the replaced spans is unchanged and
 the same input always gives the same output (disclosure offsets are computed on the result).
@@ -62,7 +62,8 @@ class Scrubber:
             raise ValueError(f"unknown PII kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
         self.detectors = tuple(d for d in DETECTORS if d.kind in self.kinds)
         self._min_score = {d.entity: d.min_score for d in self.detectors}
-        registry = RecognizerRegistry(recognizers=[d.make() for d in self.detectors], supported_languages=["en"])
+        self.recognizers = [d.make() for d in self.detectors]
+        registry = RecognizerRegistry(recognizers=self.recognizers, supported_languages=["en"])
         engine = NoOpNlpEngine(models=[{"lang_code": "en", "model_name": "none"}])
         engine.load()
         self.analyzer = AnalyzerEngine(registry=registry, nlp_engine=engine, supported_languages=["en"])
@@ -85,8 +86,9 @@ class Scrubber:
 
         return {"kinds": list(self.kinds),
                 "placeholders": {KIND_OF[e]: p for e, p in PLACEHOLDERS.items() if KIND_OF[e] in self.kinds},
-                "detectors": {d.entity: type(d.make()).__name__ for d in self.detectors}
-                | ({"PERSON": "SpacyRecognizer (en_core_web_sm NER, capitalized sentences only)"} if self.names else {}),
+                "detectors": {d.entity: type(r).__name__ for d, r in zip(self.detectors, self.recognizers)}
+                | ({"PERSON": "SpacyRecognizer (en_core_web_sm NER around capitalized cues) + FirstNameRecognizer"}
+                   if self.names else {}),
                 "libraries": {p: version(p) for p in ("presidio-analyzer", "presidio-anonymizer", "phonenumbers",
                                                       "tldextract", "spacy")}}
 

@@ -1,13 +1,14 @@
 """Person names -> [NAME]: spaCy's NER (our shipped sm model) through Presidio's SpacyRecognizer,
-run only on the sentences where a name can be.
+run only on the words around a cue.
 
-NER is the scrubber's one expensive step (~11,000 words/s), and most sentences of a post hold no
-capitalized word other than "I" and the first word. A sentence is sent to NER when it has a word
-starting with a capital letter that is not a common word (spaCy's English stop words and
-filters/data/pii_name_free_words.txt); sentence-initial names ("Mike and I ...") are kept because
-names are not in those lists. NER sees each such sentence alone: the sm model looks a few tokens
-either way, so a sentence is enough context. Found spans are trimmed to their letters and
-dropped when no word is capitalized (NER's false names on real Reddit text are mostly lower-case
+NER is the scrubber's one expensive step, and most sentences of a post hold no capitalized word
+but "I" and the first word. A cue is a word starting with a capital letter that is not a common
+word (spaCy's English stop words and filters/data/pii_name_free_words.txt, less Will and May);
+sentence-initial names ("Mike and I ...") are cues because names are not in those lists. NER reads
+only the WINDOW_WORDS words either side of each cue, within its sentence (the sm model looks a
+few tokens either way): on real Reddit segments that is ~10 % of the words and finds the same
+real names as NER on every sentence (bench/pii.py). Found spans are trimmed to their name words
+and dropped when no word is capitalized (NER's false names on Reddit text are mostly lower-case
 words or acronyms), when every word is a common or emotion word (an emotion word is never
 replaced), or when they touch a subreddit name or a placeholder.
 
