@@ -1,82 +1,196 @@
-"""PII scrubbing: user handles, e-mail addresses, URLs and phone numbers become placeholders.
+"""PII scrubbing with Microsoft Presidio: what a person could be found by becomes a placeholder.
 
-Applied to kept posts before extraction, so no release text carries them; `author` is blanked.
-Order matters: e-mails before URLs (a domain inside an address), URLs before handles
-(`reddit.com/u/name` becomes one [URL]).
+Presidio's analyzer finds the structured kinds (filters/pii_recognizers.py: e-mail, URL, IP,
+phone, card, SSN, IBAN, Reddit/@/Discord handles) with no NLP engine at all, and person names
+with spaCy's NER on the words around capitalized cues (filters/pii_names.py). Overlapping finds
+are settled first (the longer span wins, then the higher score), and Presidio's anonymizer
+replaces each span by its placeholder, so the text outside the replaced spans is unchanged and
+the same input always gives the same output (disclosure offsets are computed on the result).
+Each kind is a [filters] switch (schemas/config.py); `author` is blanked.
+
+API: `Scrubber.from_config(recipe.filters).scrub_posts(posts)` for a batch of posts (one NER
+pass over all their candidate sentences), `scrub_post(post)` for one post with the default
+kinds, `Scrubber(...).find_many(texts)` for what the gate checks.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import fields
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from functools import lru_cache
 from operator import attrgetter
+from typing import Any
 
-import regex
+from filters.pii_recognizers import DETECTORS, STRUCTURED_KINDS, windows  # first: it imports Presidio without torch
+from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult
+from presidio_analyzer.nlp_engine import NoOpNlpEngine
+from presidio_anonymizer import AnonymizerEngine
+from presidio_anonymizer.entities import OperatorConfig
 
 from schemas.records import RawPost
 
-EMAIL = regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-URL = regex.compile(
-    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]"
-    r"|\b(?:[\w-]+\.)+(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b"
-    r"(?:/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"])?/?",
-    regex.IGNORECASE,
-)
-HANDLE = regex.compile(r"(?<![\w])/?(?:u|user)/[\w-]{2,20}", regex.IGNORECASE)
-PHONE = regex.compile(
-    r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)|\d{2,4})[\s.-]?\d{3,4}[\s.-]?\d{3,4}(?![\w])"
-)
+KINDS: tuple[str, ...] = (*STRUCTURED_KINDS, "name")
+SWITCHES = {"email": "scrub_emails", "url": "scrub_urls", "ip": "scrub_ips", "phone": "scrub_phones",
+            "card": "scrub_cards", "ssn": "scrub_ssns", "iban": "scrub_ibans", "user": "scrub_users",
+            "name": "scrub_names"}  # kind -> its [filters] switch
+PLACEHOLDERS = {**{d.entity: d.placeholder for d in DETECTORS}, "PERSON": "[NAME]"}
+KIND_OF = {**{d.entity: d.kind for d in DETECTORS}, "PERSON": "name"}
 _FIELD_VALUES = attrgetter(*(f.name for f in fields(RawPost)))  # in RawPost's positional order
-PLACEHOLDERS = {"email": "[EMAIL]", "url": "[URL]", "user": "[USER]", "phone": "[PHONE]"}
-# Cheap tests that must pass before a pattern can match: most posts hold no PII, and the full URL
-# pattern (tried at every word) is the slowest step of a shard's filter pass without them.
-# Every phone match ends in two runs of 3+ digits at most one separator apart.
-_PHONE_HINT = regex.compile(r"\d{3}[\s.-]?\d{3}")
-_TLD = r"\.(?:com|org|net|io|co|uk|de|me|ly|gg|tv|be|info|edu|gov)\b"
-_TLD_HINT = re.compile(_TLD, re.IGNORECASE)
-_TLD_HINT_LOWER = re.compile(_TLD)  # on lowered ASCII text: same matches, 3x cheaper than IGNORECASE
 
 
-def _may_hold_url(text: str) -> bool:
-    if "://" in text:
-        return True
-    if text.isascii():  # lower() folds ASCII exactly as IGNORECASE does; other scripts keep the slow path
-        low = text.lower()
-        return "www." in low or _TLD_HINT_LOWER.search(low) is not None
-    return "www." in text.lower() or _TLD_HINT.search(text) is not None
+@dataclass(frozen=True)
+class Found:
+    """One PII span of a text: [start, end) and what it is."""
 
-def _phone(m: regex.Match) -> str:
-    """Only digit runs of phone length (7-15 digits) are phone numbers; years and counts are not."""
-    digits = sum(ch.isdigit() for ch in m.group(0))
-    return "[PHONE]" if 7 <= digits <= 15 else m.group(0)
+    kind: str
+    entity: str
+    start: int
+    end: int
+
+    @property
+    def placeholder(self) -> str:
+        return PLACEHOLDERS[self.entity]
+
+
+class Scrubber:
+    """Finds and replaces the enabled PII kinds. Loads Presidio (and the NER pipe when names are
+    on) once; reuse one instance per process."""
+
+    def __init__(self, kinds: Iterable[str] = KINDS, ner_batch_size: int = 64) -> None:
+        self.kinds = tuple(k for k in KINDS if k in set(kinds))
+        unknown = set(kinds) - set(KINDS)
+        if unknown:
+            raise ValueError(f"unknown PII kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
+        self.detectors = tuple(d for d in DETECTORS if d.kind in self.kinds)
+        self._min_score = {d.entity: d.min_score for d in self.detectors}
+        self.recognizers = [d.make() for d in self.detectors]
+        registry = RecognizerRegistry(recognizers=self.recognizers, supported_languages=["en"])
+        engine = NoOpNlpEngine(models=[{"lang_code": "en", "model_name": "none"}])
+        engine.load()
+        self.analyzer = AnalyzerEngine(registry=registry, nlp_engine=engine, supported_languages=["en"])
+        self.anonymizer = AnonymizerEngine()
+        self._operators = {e: OperatorConfig("replace", {"new_value": p}) for e, p in PLACEHOLDERS.items()}
+        self.names = None
+        if "name" in self.kinds:
+            from filters.pii_names import NameFinder
+
+            self.names = NameFinder(batch_size=ner_batch_size)
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> "Scrubber":
+        """The kinds a FilterConfig switches on (none when scrub_pii is off)."""
+        return cached_scrubber(enabled_kinds(cfg))
+
+    def describe(self) -> dict[str, Any]:
+        """What is scrubbed and how, for the manifest, the card and Croissant."""
+        from importlib.metadata import version
+
+        return {"kinds": list(self.kinds),
+                "placeholders": {KIND_OF[e]: p for e, p in PLACEHOLDERS.items() if KIND_OF[e] in self.kinds},
+                "detectors": {d.entity: type(r).__name__ for d, r in zip(self.detectors, self.recognizers)}
+                | ({"PERSON": "SpacyRecognizer (en_core_web_sm NER around capitalized cues) + FirstNameRecognizer"}
+                   if self.names else {}),
+                "libraries": {p: version(p) for p in ("presidio-analyzer", "presidio-anonymizer", "phonenumbers",
+                                                      "tldextract", "spacy")}}
+
+    def _structured(self, text: str) -> list[RecognizerResult]:
+        hinted = [d for d in self.detectors if d.hint(text)]
+        whole = [d.entity for d in hinted if d.window is None]
+        results = self.analyzer.analyze(text, "en", entities=whole) if whole else []
+        for d in hinted:
+            if d.window is not None:
+                for start, end in windows(text, d.window):
+                    for r in self.analyzer.analyze(text[start:end], "en", entities=[d.entity]):
+                        r.start, r.end = r.start + start, r.end + start
+                        results.append(r)
+        return [r for r in results if r.score >= self._min_score[r.entity_type]]
+
+    def find_many(self, texts: Sequence[str], names: bool = True) -> list[list[Found]]:
+        """The spans that would be replaced in each text (non-overlapping, in text order)."""
+        texts = list(texts)
+        per_text = [self._structured(t) if t else [] for t in texts]
+        if self.names is not None and names:
+            for found, people in zip(per_text, self.names.find_many(texts)):
+                found.extend(people)
+        return [[Found(KIND_OF[r.entity_type], r.entity_type, r.start, r.end) for r in _settle(rs)] for rs in per_text]
+
+    def find(self, text: str) -> list[Found]:
+        return self.find_many([text])[0]
+
+    def scrub_many(self, texts: Sequence[str]) -> list[str]:
+        texts = list(texts)
+        return [self._replace(t, spans) for t, spans in zip(texts, self.find_many(texts))]
+
+    def scrub(self, text: str) -> str:
+        return self.scrub_many([text])[0]
+
+    def _replace(self, text: str, spans: list[Found]) -> str:
+        if not spans:
+            return text
+        results = [RecognizerResult(s.entity, s.start, s.end, 1.0) for s in spans]
+        return self.anonymizer.anonymize(text, results, operators=self._operators,
+                                         merge_entities_with_spaces=False).text
+
+    def scrub_posts(self, posts: Sequence[RawPost]) -> list[RawPost]:
+        """Copies of the posts with scrubbed text fields and no author (one NER batch for all).
+
+        `text` is built from title and selftext (sources/reddit_json.py); no span crosses the blank
+        line between them, so its scrubbed form is rebuilt from theirs instead of scanned again."""
+        todo: list[str] = []
+        for p in posts:
+            todo += [p.title, p.selftext]
+            if not _rebuilt(p):
+                todo.append(p.text)
+        done = iter(self.scrub_many(todo))
+        out = []
+        for post in posts:
+            title, selftext = next(done), next(done)
+            if post.text == f"{post.title}\n\n{post.selftext}":
+                text = f"{title}\n\n{selftext}"
+            elif post.text == post.selftext:
+                text = selftext
+            elif post.text == post.title:
+                text = title
+            else:
+                text = next(done)
+            copy = RawPost(*_FIELD_VALUES(post))  # dataclasses.replace costs 4x more, per kept post
+            copy.text, copy.title, copy.selftext, copy.author = text, title, selftext, ""
+            out.append(copy)
+        return out
+
+
+def _rebuilt(p: RawPost) -> bool:
+    return p.text in (f"{p.title}\n\n{p.selftext}", p.selftext, p.title)
+
+
+def _settle(results: list[RecognizerResult]) -> list[RecognizerResult]:
+    """Non-overlapping spans: the longer span wins an overlap, then the higher score, then a
+    structured kind over a name."""
+    ranked = sorted(results, key=lambda r: (-(r.end - r.start), -r.score, r.entity_type == "PERSON", r.start))
+    kept: list[RecognizerResult] = []
+    for r in ranked:
+        if all(r.end <= k.start or k.end <= r.start for k in kept):
+            kept.append(r)
+    return sorted(kept, key=lambda r: r.start)
+
+
+def enabled_kinds(cfg: Any) -> tuple[str, ...]:
+    if not getattr(cfg, "scrub_pii", True):
+        return ()
+    return tuple(k for k in KINDS if getattr(cfg, SWITCHES[k], True))
+
+
+@lru_cache(maxsize=8)
+def cached_scrubber(kinds: tuple[str, ...] = KINDS) -> Scrubber:
+    return Scrubber(kinds)
+
 
 def scrub(text: str) -> str:
-    """The text with every handle, e-mail, URL and phone number replaced by its placeholder."""
-    if not text:
-        return text
-    if "@" in text:
-        text = EMAIL.sub("[EMAIL]", text)
-    if _may_hold_url(text):
-        text = URL.sub("[URL]", text)
-    if "/" in text:
-        text = HANDLE.sub("[USER]", text)
-    if _PHONE_HINT.search(text) is None:
-        return text
-    return PHONE.sub(_phone, text)
+    """The text with every PII kind replaced by its placeholder (default kinds)."""
+    return cached_scrubber().scrub(text)
 
-def scrub_post(post: RawPost) -> RawPost:
-    """A copy of `post` with scrubbed text fields and no author.
 
-    `text` is built from title and selftext (sources/reddit_json.py); no pattern spans the blank
-    line between them, so its scrubbed form is rebuilt from theirs instead of scanned again."""
-    title, selftext = scrub(post.title), scrub(post.selftext)
-    if post.text == f"{post.title}\n\n{post.selftext}":
-        text = f"{title}\n\n{selftext}"
-    elif post.text == post.selftext:
-        text = selftext
-    elif post.text == post.title:
-        text = title
-    else:
-        text = scrub(post.text)
-    copy = RawPost(*_FIELD_VALUES(post))  # dataclasses.replace costs 4x more, per kept post
-    copy.text, copy.title, copy.selftext, copy.author = text, title, selftext, ""
-    return copy
+def scrub_post(post: RawPost, cfg: Any = None) -> RawPost:
+    """A copy of `post` with scrubbed text fields and no author; `cfg` ([filters]) picks the kinds.
+    For many posts, `Scrubber.from_config(cfg).scrub_posts(posts)` batches the NER pass."""
+    scrubber = Scrubber.from_config(cfg) if cfg is not None else cached_scrubber()
+    return scrubber.scrub_posts([post])[0]

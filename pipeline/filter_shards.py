@@ -23,7 +23,7 @@ from filters.base import Filter, run_filters
 from filters.dedupe import NEAR_SIGNATURES, dedupe_filters, split_chain
 from filters.duplicate_index import KEYS, KEYS_FILE
 from filters.near_index import BANDS_FILE, write_bands
-from filters.pii import scrub_post
+from filters.pii import Scrubber
 from filters.reddit import filters_from_config
 from pipeline.results import FilterResult
 from pipeline.run import load_saved_recipe
@@ -36,6 +36,7 @@ from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_com
 from warehouse.parquet import ParquetSink
 
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
+SCRUB_BATCH = 256  # posts per PII-scrubbing batch (the name detector tags a batch at once)
 NO_DISCLOSURE = "no_disclosure"  # the reason extraction gives too, for candidates spaCy finds nothing in
 
 
@@ -56,6 +57,22 @@ def filter_chain(recipe: Recipe) -> tuple[list[Filter], list[Filter]]:
     filters.reddit.filters_from_config): the disclosure prefilter right after the field checks."""
     candidates = DisclosureCandidates(Prefilter(maskable_terms()))
     return split_chain(filters_from_config(recipe.filters, selective=[candidates]))
+
+
+def scrubbed(posts: Iterator[RawPost], scrubber: Scrubber | None) -> Iterator[RawPost]:
+    """The posts with their PII replaced, in order, scrubbed SCRUB_BATCH at a time (one NER pass a
+    batch); unchanged without a scrubber."""
+    if scrubber is None:
+        yield from posts
+        return
+    batch: list[RawPost] = []
+    for post in posts:
+        batch.append(post)
+        if len(batch) == SCRUB_BATCH:
+            yield from scrubber.scrub_posts(batch)
+            batch = []
+    if batch:
+        yield from scrubber.scrub_posts(batch)
 
 
 def nsfw_id_files(shards: list[dict[str, Any]]) -> list[str]:
@@ -132,10 +149,9 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
         records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)
         with ParquetSink(tmp_name(posts_path), RAW_POSTS) as posts, \
              ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
-            for post in run_filters(records, stateless, funnel,
-                                    lambda r, why: dropped.write(quarantine_row("ingest", r, why))):
-                if recipe.filters.scrub_pii:
-                    post = scrub_post(post)
+            kept = run_filters(records, stateless, funnel,
+                               lambda r, why: dropped.write(quarantine_row("ingest", r, why)))
+            for post in scrubbed(kept, Scrubber.from_config(recipe.filters) if recipe.filters.scrub_pii else None):
                 posts.write_record(post)
                 if keys is not None:
                     keys.write({"key": dup.key(post)})

@@ -38,7 +38,16 @@ class FilterConfig:
     near_duplicate_threshold: float = 0.0  # Jaccard threshold for MinHash near duplicates; 0 = off
     minhash_permutations: int = 64
     shingle_words: int = 3
-    scrub_pii: bool = True  # u/ handles, e-mails, URLs, phone numbers -> placeholders; author blanked
+    scrub_pii: bool = True  # PII -> placeholders with Presidio (filters/pii.py); author blanked. Off = none of:
+    scrub_emails: bool = True  # [EMAIL]
+    scrub_urls: bool = True  # [URL], any public suffix
+    scrub_ips: bool = True  # [IP], v4 and v6
+    scrub_phones: bool = True  # [PHONE], international and national formats (phonenumbers)
+    scrub_cards: bool = True  # [CARD], Luhn-checked
+    scrub_ssns: bool = True  # [SSN]
+    scrub_ibans: bool = True  # [IBAN], checksum-checked
+    scrub_users: bool = True  # [USER]: u/ handles, @handles, Discord tags
+    scrub_names: bool = True  # [NAME]: spaCy NER on sentences with a capitalized uncommon word
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.croissant import write_croissant
+from warehouse.pii_statement import pii_statement
 from warehouse.publish import Release
 from warehouse.review.stats import release_review
 from warehouse.stats import release_stats, size_category
@@ -139,9 +140,7 @@ Great Expectations suites {', '.join(f"{s['name']} v{s['version']}" for s in gat
 label JS divergence vs parent {gate.get('label_js_divergence')}.
 
 ## Personal information (PII)
-Texts are public Reddit posts written by people. Usernames are not included as a field; the gate
-rejects any release whose texts still contain Reddit user handles (u/...), e-mail addresses,
-URLs or phone numbers. Texts may still contain other personal details a writer chose to share.
+{pii_statement(m)}
 
 ## Reddit terms of use
 The texts are Reddit user content, subject to Reddit's User Agreement and Data API Terms.

@@ -9,6 +9,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from warehouse.pii_statement import pii_statement
+
 _TYPES = {pa.string(): "TEXT", pa.int64(): "INTEGER", pa.int32(): "INTEGER", pa.bool_(): "BOOL",
           pa.float64(): "FLOAT"}
 
@@ -47,8 +49,7 @@ def croissant_metadata(out_dir: Path, manifest: dict[str, Any], files: dict[str,
         name=manifest["dataset"], description=description, url=url, license=[license_name],
         version=_semver(manifest["version"]), date_published=created, cite_as=_CITE,
         distribution=distribution, record_sets=record_sets, in_language=["en"],
-        personal_sensitive_information="Reddit posts; user handles, e-mails, URLs and phone numbers are "
-                                       "checked by the quality gate and none may remain.",
+        personal_sensitive_information=pii_statement(manifest),
     )
     return meta.to_json()
 

@@ -23,10 +23,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas.config import GateConfig
-from schemas.expectations import load_suites, pii_patterns
+from schemas.expectations import load_suites, pii_check
 from schemas.records import EXAMPLES
 
 from warehouse import gx_adapter
+from warehouse.gate_pii import GatePii
 
 
 @dataclass(frozen=True)
@@ -114,8 +115,10 @@ class GateTables:
     joined to each chunk. So the gate's memory does not grow with the release; `label_shares` and
     `drift` are small."""
 
-    def __init__(self, files: dict[str, Path], parent: Counter[str] | None, chunk_rows: int, spill_dir: Path):
+    def __init__(self, files: dict[str, Path], parent: Counter[str] | None, chunk_rows: int, spill_dir: Path,
+                 pii: GatePii | None = None):
         self.files, self.chunk_rows = files, max(1, chunk_rows)
+        self.pii = pii  # adds the pii_in_* columns to each examples chunk
         spill_dir.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY, "threads": 1, "temp_directory": str(spill_dir)})
         self.con.execute(f"CREATE TEMP VIEW ex AS {_sql_list(files)}")
@@ -146,13 +149,15 @@ class GateTables:
             for batch in pq.ParquetFile(path).iter_batches(batch_size=self.chunk_rows, columns=_EXAMPLE_COLUMNS):
                 self.con.register("chunk", pa.Table.from_batches([batch]))
                 frame = self.con.execute(query, [split]).df().reset_index(drop=True)
+                frame = self.pii.add_columns(frame) if self.pii and name == "examples" else frame
                 self.con.unregister("chunk")
                 if len(frame) or empty:
                     empty = False
                     yield frame
         if empty:  # no rows at all: GX still gets the (empty) table
             self.con.register("chunk", pa.Table.from_pylist([], schema=EXAMPLES.select(_EXAMPLE_COLUMNS)))
-            yield self.con.execute(query, [""]).df()
+            frame = self.con.execute(query, [""]).df()
+            yield self.pii.add_columns(frame) if self.pii and name == "examples" else frame
             self.con.unregister("chunk")
 
     def names(self) -> set[str]:
@@ -169,25 +174,26 @@ def run_gate(
     vocabulary: Vocabulary | None = None,
     parent: tuple[str, Counter[str]] | None = None,
     data_docs: bool = True,
+    pii_kinds: tuple[str, ...] | None = None,
 ) -> GateResult:
     """Validate the split files; write GX results (and Data Docs) under out_dir; never raises on failure."""
     vocab = vocabulary or default_vocabulary()
     suites = load_suites()
-    patterns = pii_patterns()
+    pii = GatePii(pii_check(), pii_kinds, files)  # the kinds the recipe scrubbed (None = all)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, out_dir / "duckdb-spill")
+    tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, out_dir / "duckdb-spill", pii)
     try:
-        return _validate(tables, cfg, out_dir, vocab, suites, patterns, parent, data_docs)
+        return _validate(tables, cfg, out_dir, vocab, suites, pii, parent, data_docs)
     finally:
         tables.close()
         shutil.rmtree(out_dir / "duckdb-spill", ignore_errors=True)
 
 
 def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabulary, suites: list[dict[str, Any]],
-              patterns: dict[str, str], parent: tuple[str, Counter[str]] | None, data_docs: bool) -> GateResult:
+              pii: GatePii, parent: tuple[str, Counter[str]] | None, data_docs: bool) -> GateResult:
     params = {"min_text_chars": cfg.min_text_chars, "max_text_chars": cfg.max_text_chars,
               "max_label_share": cfg.max_label_share, "max_js_divergence": cfg.max_js_divergence,
-              "vocabulary": sorted(vocab.labels), "pii_patterns": list(patterns.values())}
+              "vocabulary": sorted(vocab.labels)}
     n_masks = tables.n_masks
     distribution = "applied"
     if n_masks < cfg.min_masks_for_distribution:  # shares of a handful of masks are noise, not drift
@@ -203,8 +209,8 @@ def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabul
         "suites": [{"name": s["name"], "version": s["version"], "sha256": s["sha256"], "table": s["table"],
                     "success": s["gx"]["success"], "statistics": s["gx"]["statistics"]} for s in validated["suites"]],
         "failures": validated["failures"],
-        "parameters": {k: v for k, v in params.items() if k not in ("vocabulary", "pii_patterns")},
-        "pii_patterns": patterns,
+        "parameters": {k: v for k, v in params.items() if k != "vocabulary"},
+        "pii": pii.describe(),
         "vocabulary": vocab.describe(),
         "parent": parent[0] if parent else None,
         "distribution_checks": distribution,

@@ -150,7 +150,10 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
     parent_counts = None
     if parent:
         parent_counts = (parent, label_counts(Release.at(warehouse.release_dir(dataset, parent)).split_files()))
-    result = run_gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs)
+    from filters.pii import enabled_kinds  # the gate checks the PII kinds the recipe scrubbed
+
+    result = run_gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs,
+                      pii_kinds=enabled_kinds(recipe.filters))
     if not result.success:
         stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         kept = warehouse.rejected_dir(dataset, version, stamp)

@@ -29,7 +29,9 @@ def load_suites(directory: str | Path | None = None) -> list[dict[str, Any]]:
     return [load_suite(d / name) for name in SUITE_FILES]
 
 
-def pii_patterns(directory: str | Path | None = None) -> dict[str, str]:
-    """Named PII regular expressions the gate checks released texts against."""
+def pii_check(directory: str | Path | None = None) -> dict[str, Any]:
+    """How the gate looks for PII (pii.json): which columns, and how many rows get the name check."""
     p = (Path(directory) if directory else SUITES_DIR) / "pii.json"
-    return dict(json.loads(p.read_text(encoding="utf-8"))["patterns"])
+    data = json.loads(p.read_text(encoding="utf-8"))
+    data["sha256"] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return data

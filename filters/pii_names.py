@@ -1,0 +1,213 @@
+"""Person names -> [NAME]: spaCy's NER (our shipped sm model) through Presidio's SpacyRecognizer,
+run only on the words around a cue.
+
+NER is the scrubber's one expensive step, and most sentences of a post hold no capitalized word
+but "I" and the first word. A cue is a word starting with a capital letter that is not a common
+word (spaCy's English stop words and filters/data/pii_name_free_words.txt, less Will and May);
+sentence-initial names ("Mike and I ...") are cues because names are not in those lists. NER reads
+only the WINDOW_WORDS words either side of each cue, within its sentence (the sm model looks a
+few tokens either way): on real Reddit segments that is ~10 % of the words and finds the same
+real names as NER on every sentence (bench/pii.py). Found spans are trimmed to their name words
+and dropped when no word is capitalized (NER's false names on Reddit text are mostly lower-case
+words or acronyms), when every word is a common or emotion word (an emotion word is never
+replaced), or when they touch a subreddit name or a placeholder.
+
+The sm model misses or mislabels some plain first names ("I told Emily", "my daughter Sophie"
+as ORG), so a second recognizer over the same doc takes a capitalized word that is a US Census
+first name (the lists shipped in the `names` package) when NER gave it no label or a confused one
+(ORG, NORP, PRODUCT, WORK_OF_ART), never when it is a date or a place ("April", "Georgia").
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import regex
+
+import filters.pii_recognizers  # noqa: F401  (imports Presidio first, without torch)
+from presidio_analyzer import LocalRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
+from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+from schemas.lexicon import lexicon_terms
+
+WORDS_FILE = Path(__file__).parent / "data" / "pii_name_free_words.txt"
+NAME_LIKE_STOP_WORDS = frozenset({"will", "may"})
+_TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
+# A sentence ends after . ! ? (and closing quotes/brackets) before a space, or at a line break;
+# not after a title or abbreviation ("Mrs. Thompson" stays one sentence).
+_SENTENCE = regex.compile(r"(?:[^\n.!?]|(?<=\b" + _TITLES + r")\.|[.!?]+(?![\s\"')\]]|$))*"
+                          r"(?:[.!?]+[\"')\]]*(?=\s|$)|\n|$)", regex.IGNORECASE)
+_CAPITALIZED = regex.compile(r"(?<![\p{L}\p{N}_'’/\[@#.-])\p{Lu}[\p{L}'’-]*")
+_PROTECTED = regex.compile(r"(?<![\w/])/?r/\w+|\[[A-Z]+\]")  # subreddit names and our placeholders
+_TOKEN = regex.compile(r"\S+")
+WINDOW_WORDS: int | None = 6  # words either side of a cue that NER reads; None = the whole sentence
+_LEAD = regex.compile(r"[^\p{L}]+")
+_TAIL = regex.compile(r"(?:['’]s?)?[^\p{L}]*$")
+_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
+
+
+@lru_cache(maxsize=1)
+def name_free_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    lines = WORDS_FILE.read_text(encoding="utf-8").splitlines()
+    own = {w.strip().lower() for w in lines if w.strip() and not w.startswith("#")}
+    return frozenset((set(STOP_WORDS) - NAME_LIKE_STOP_WORDS) | own)
+
+
+def sentences(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, sentence) pieces covering the text: split after . ! ? and at line breaks."""
+    for m in _SENTENCE.finditer(text):
+        if m.group().strip():
+            yield m.start(), m.group()
+
+
+def name_cues(sentence: str) -> list[tuple[int, int]]:
+    """Spans of the capitalized words that are not common words (see module doc)."""
+    common = name_free_words()
+    cues = []
+    for m in _CAPITALIZED.finditer(sentence):
+        word = m.group()
+        if len(word) > 1 and word.isupper():  # ADHD, OMG, NTA: acronyms, not names
+            continue
+        if word.lower() not in common:
+            cues.append(m.span())
+    return cues
+
+
+def may_hold_name(sentence: str) -> bool:
+    return bool(name_cues(sentence))
+
+
+def candidate_sentences(text: str, window_words: int | None = WINDOW_WORDS) -> list[tuple[int, str]]:
+    """(offset, piece) of the text that NER reads: each sentence with a cue, or when window_words
+    is set, only the words within window_words of a cue (merged), cut at word boundaries."""
+    out = []
+    for off, sentence in sentences(text):
+        cues = name_cues(sentence)
+        if not cues:
+            continue
+        if window_words is None:
+            out.append((off, sentence))
+            continue
+        words = [m.span() for m in _TOKEN.finditer(sentence)]
+        pieces: list[list[int]] = []
+        for cue_start, _ in cues:
+            i = next(k for k, (a, b) in enumerate(words) if a <= cue_start < b)
+            lo, hi = max(0, i - window_words), min(len(words) - 1, i + window_words)
+            if pieces and lo <= pieces[-1][1] + 1:
+                pieces[-1][1] = max(pieces[-1][1], hi)
+            else:
+                pieces.append([lo, hi])
+        out += [(off + words[lo][0], sentence[words[lo][0]:words[hi][1]]) for lo, hi in pieces]
+    return out
+
+
+@lru_cache(maxsize=1)
+def census_first_names() -> frozenset[str]:
+    """US Census 1990 first names (male and female lists of the `names` package), lower-cased,
+    less the ones that are also common or emotion words (May, Will, Hope, Joy, Young...)."""
+    from importlib.resources import files
+
+    folder = files("names")
+    found = {line.split()[0].lower() for name in ("dist.male.first", "dist.female.first")
+             for line in (folder / name).read_text(encoding="utf-8").splitlines() if line.strip()}
+    return frozenset(found - name_free_words() - lexicon_terms() - NAME_LIKE_STOP_WORDS)
+
+
+class FirstNameRecognizer(LocalRecognizer):
+    """Capitalized census first names that NER left unlabelled or mislabelled (see module doc)."""
+
+    CONFUSED = frozenset({"", "PERSON", "ORG", "NORP", "PRODUCT", "WORK_OF_ART"})
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["PERSON"], name="FirstNameRecognizer", context=[])
+
+    def load(self) -> None:
+        self.first_names = census_first_names()
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None) -> list[RecognizerResult]:
+        if nlp_artifacts is None or nlp_artifacts.tokens is None:
+            return []
+        return [RecognizerResult("PERSON", t.idx, t.idx + len(t.text), 0.6)
+                for t in nlp_artifacts.tokens
+                if t.text[:1].isupper() and not (len(t.text) > 1 and t.text.isupper())
+                and t.lower_ in self.first_names and t.ent_type_ in self.CONFUSED]
+
+
+class _NerOnlyEngine(SpacyNlpEngine):
+    """Presidio's spaCy engine, with artifacts holding only what the two recognizers read (the
+    doc and its entities): no lemmas and keywords, which cost as much as NER on short sentences."""
+
+    def _doc_to_nlp_artifact(self, doc, language: str) -> NlpArtifacts:
+        entities, scores = self._get_updated_entities(list(self._get_entities(doc)), self._get_scores_for_entities(doc))
+        return NlpArtifacts(entities=entities, tokens=doc, tokens_indices=[], lemmas=[], nlp_engine=self,
+                            language=language, scores=scores)
+
+
+class NameFinder:
+    """PERSON spans of many texts at once: one nlp.pipe over all their candidate sentences."""
+
+    def __init__(self, batch_size: int = 64) -> None:
+        from extractors.nlp import MODEL
+
+        import spacy
+
+        nlp = spacy.load(MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"])
+        labels = nlp.get_pipe("ner").labels
+        config = NerModelConfiguration(model_to_presidio_entity_mapping={"PERSON": "PERSON"},
+                                       labels_to_ignore=[label for label in labels if label != "PERSON"])
+        # Presidio's engine with our loaded pipeline: its load() would look for (and download) a model.
+        self.engine = _NerOnlyEngine(models=[{"lang_code": "en", "model_name": MODEL}],
+                                     ner_model_configuration=config)
+        self.engine.nlp = {"en": nlp}
+        self.recognizers = [SpacyRecognizer(supported_entities=["PERSON"]), FirstNameRecognizer()]
+        for r in self.recognizers:
+            r.load()
+        self.batch_size = batch_size
+
+    def find_many(self, texts: Sequence[str]) -> list[list[RecognizerResult]]:
+        found: list[list[RecognizerResult]] = [[] for _ in texts]
+        where, pieces = [], []
+        for i, text in enumerate(texts):
+            for off, sentence in candidate_sentences(text):
+                where.append((i, off))
+                pieces.append(sentence)
+        batch = self.engine.process_batch(pieces, "en", batch_size=self.batch_size)
+        for (i, off), sentence, (_, artifacts) in zip(where, pieces, batch):
+            for r in (r for rec in self.recognizers for r in rec.analyze(sentence, ["PERSON"], artifacts)):
+                span = _clean(sentence, r.start, r.end)
+                if span is not None:
+                    found[i].append(RecognizerResult("PERSON", span[0] + off, span[1] + off, r.score))
+        return found
+
+
+def _clean(sentence: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span trimmed to its name words, or None when it is no name (see module doc)."""
+    tokens = [(start + m.start(), start + m.end()) for m in _TOKEN.finditer(sentence[start:end])]
+    while tokens and not _is_name_token(sentence[tokens[0][0]:tokens[0][1]]):
+        tokens.pop(0)
+    while tokens and not _is_name_token(sentence[tokens[-1][0]:tokens[-1][1]]):
+        tokens.pop()
+    if not tokens:
+        return None
+    start, end = tokens[0][0], tokens[-1][1]
+    lead = _LEAD.match(sentence, start, end)
+    start = lead.end() if lead else start
+    tail = _TAIL.search(sentence, start, end)
+    end = tail.start() if tail else end
+    found = _WORD.findall(sentence[start:end])
+    if not any(w[0].isupper() and not (len(w) > 1 and w.isupper()) for w in found):
+        return None  # lower-case words and acronyms (MIL, RSVP): NER's usual false names
+    words = [w.lower() for w in found]
+    if all(w in name_free_words() or w in lexicon_terms() for w in words):
+        return None
+    if any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(sentence)):
+        return None
+    return start, end
+
+
+def _is_name_token(token: str) -> bool:
+    return _WORD.search(token) is not None and not any(c.isdigit() for c in token)

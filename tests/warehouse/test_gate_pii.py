@@ -1,0 +1,101 @@
+"""The gate checks what the scrubber promises, with the scrubber's own detectors: a release with
+PII planted is refused through publish_release, a scrubbed one passes, and kinds the recipe
+does not scrub are not held against it."""
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from filters.pii import cached_scrubber
+from schemas.config import Recipe
+from schemas.expectations import pii_check
+from schemas.records import EXAMPLES, Example
+from warehouse.gate_pii import GatePii
+from warehouse.layout import Warehouse
+from warehouse.parquet import ParquetSink
+from warehouse.publish import GateFailed, publish_release
+
+PLANTED = {  # one leak of each kind, as a writer would leave it
+    "email": "mail me at jane.doe@gmail.com tonight",
+    "url": "my blog is johnsmith.ai now",
+    "ip": "he logged in from 73.12.201.5 again",
+    "phone": "call +44 20 7946 0958 after work",
+    "card": "he used 4111 1111 1111 1111 online",
+    "ssn": "my SSN 219-09-9999 leaked",
+    "iban": "pay DE89 3704 0044 0532 0130 00 back",
+    "user": "thanks u/Kind_Stranger for the advice",
+    "name": "my husband Mike (31M) forgot again",
+}
+TABLE = Path(__file__).resolve().parents[1] / "filters" / "data" / "pii_table.tsv"
+
+
+def _ex(pid: str, tail: str) -> Example:
+    text = f"Today I feel sad, {tail}."
+    return Example(pid, 0, "sub", 0, text, text.replace("I feel sad", "I feel <mask>", 1), ["sad"], ["sad"], ["family1"])
+
+
+def _write(path, examples):
+    with ParquetSink(path, EXAMPLES) as sink:
+        for e in examples:
+            sink.write(e.to_row())
+    return path
+
+
+def _clean(n=30):
+    return [_ex(f"c{i}", "and nothing else happened at 9:30 in r/relationships") for i in range(n)]
+
+
+def test_a_release_with_planted_pii_of_each_kind_is_refused_and_nothing_is_published(tmp_path):
+    planted = [_ex(f"leak-{kind}", tail) for kind, tail in PLANTED.items()]
+    wh = Warehouse.at(tmp_path / "wh")
+    recipe = replace(Recipe(), gate=replace(Recipe().gate, examples_per_failure=len(PLANTED), data_docs=False))
+    with pytest.raises(GateFailed) as err:
+        publish_release(_write(tmp_path / "ex.parquet", _clean() + planted), wh, recipe, {"funnel": {}})
+    assert "nothing published" in str(err.value) and wh.versions("express") == []
+    results = json.loads((err.value.results_dir / "results.json").read_text())
+    failures = {f["check"]: f for f in results["summary"]["failures"]}
+    assert failures["no PII pattern left in text"]["unexpected_count"] == len(PLANTED)
+    assert failures["no PII pattern left in masked_text"]["unexpected_count"] == len(PLANTED) - 1  # names: text only
+    results_text = json.dumps(results)
+    for found in ("EMAIL: jane.doe@gmail.com", "URL: johnsmith.ai", "IP: 73.12.201.5", "PHONE: +44 20 7946 0958",
+                  "CARD: 4111 1111 1111 1111", "SSN: 219-09-9999", "IBAN: DE89 3704 0044 0532 0130 00",
+                  "USER: u/Kind_Stranger", "NAME: Mike"):
+        assert found in results_text, found
+    pii = results["summary"]["pii"]
+    assert pii["rows_checked"] == 30 + len(PLANTED) and pii["rows_name_checked"] == 30 + len(PLANTED)
+
+
+def test_a_release_built_from_scrubbed_texts_passes_and_records_the_check(tmp_path):
+    sentences = [line.split("\t")[0] for line in TABLE.read_text(encoding="utf-8").splitlines()
+                 if line and not line.startswith(("#", "text\t"))]
+    scrubbed = cached_scrubber().scrub_many(sentences)
+    examples = [_ex(f"s{i}", s.rstrip(".")) for i, s in enumerate(scrubbed)]
+    recipe = replace(Recipe(), gate=replace(Recipe().gate, max_label_share=1.0, data_docs=False))  # all "sad"
+    rel = publish_release(_write(tmp_path / "ex.parquet", examples), Warehouse.at(tmp_path / "wh"), recipe, {"funnel": {}})
+    gate = rel.manifest()["gate"]
+    assert gate["success"] and gate["pii"]["kinds"] == list(cached_scrubber().kinds)
+    assert gate["pii"]["rows_checked"] == len(examples) and gate["pii"]["detectors"]["libraries"]["presidio-analyzer"]
+
+
+def test_kinds_the_recipe_does_not_scrub_are_not_held_against_the_release(tmp_path):
+    recipe = Recipe()
+    recipe = replace(recipe, filters=replace(recipe.filters, scrub_urls=False, scrub_names=False),
+                     gate=replace(recipe.gate, data_docs=False))
+    files = _write(tmp_path / "ex.parquet", _clean() + [_ex("u1", PLANTED["url"]), _ex("n1", PLANTED["name"])])
+    rel = publish_release(files, Warehouse.at(tmp_path / "wh"), recipe, {"funnel": {}})
+    assert rel.manifest()["gate"]["pii"]["kinds"] == ["email", "ip", "phone", "card", "ssn", "iban", "user"]
+
+
+def test_names_are_checked_on_a_bounded_deterministic_sample_of_rows(tmp_path):
+    import pandas as pd
+
+    files = {"test": _write(tmp_path / "ex.parquet", _clean(400))}
+    spec = {**pii_check(), "names_sample_rows": 40}
+    frame = pd.DataFrame([{"post_id": f"c{i}", "segment_index": 0, "text": "Mike said hi", "masked_text": "x"}
+                          for i in range(400)])
+    first, second = GatePii(spec, None, files), GatePii(spec, None, files)
+    a, b = first.add_columns(frame.copy()), second.add_columns(frame.copy())
+    assert 20 <= first.name_rows <= 60 and first.name_rows == second.name_rows
+    assert a["pii_in_text"].notna().sum() == first.name_rows  # exactly the sampled rows were name-checked
+    assert a["pii_in_text"].equals(b["pii_in_text"])
