@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import regex
-from schemas.lexicon import DIMS, sha256_file
+from schemas.checksums import sha256_file
+from schemas.lexicon import DIMS
 from schemas.vocabulary import default_vocabulary
 
 from extractors.patterns import Hit, coarse, norm

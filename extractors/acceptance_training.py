@@ -310,7 +310,7 @@ def next_version(out_dir: Path) -> str:
 def write_model(data: dict[str, Any], out_dir: str | Path, force: bool = False) -> Path:
     """Write `<version>.json` and point out_dir's acceptance.toml at it; an existing version is
     kept unless `force`, so a shipped model never changes under its version."""
-    from schemas.lexicon import sha256_file
+    from schemas.checksums import sha256_file
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from extractors.jsonl import extract_jsonl
 from flows.cli import main as cli
 from schemas.config import ConfigError, ExtractConfig, recipe_from_dict
 from schemas.funnel import Funnel
-from schemas.lexicon import sha256_file
+from schemas.checksums import sha256_file
 from schemas.records import DISCLOSURES, RawPost
 
 FILLER = ("We moved to a new city last spring and the first months were a blur of boxes and paperwork. "
