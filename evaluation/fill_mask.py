@@ -36,14 +36,23 @@ class FillMaskPredictor(BasePredictor):
         positions = getattr(self.model.config, "max_position_embeddings", None) or limit
         # RoBERTa-style models reserve padding_idx + 1 positions; the tokenizer's limit already says so.
         self.window = min(limit if limit < 1_000_000 else positions, positions)
-        self.specials = len(self.tokenizer.build_inputs_with_special_tokens([]))
-        self.leading = self.tokenizer.build_inputs_with_special_tokens([-1]).index(-1)  # [CLS] / <s> before the text
+        self.prefix, self.suffix = self._special_ends()
         self.forward_passes = 0
         self.windowed = 0  # texts longer than the window
 
+    def _special_ends(self) -> tuple[list[int], list[int]]:
+        """The special tokens the tokenizer puts before and after a text ([CLS] ... [SEP], <s> ... </s>)."""
+        full = self.tokenizer("a")["input_ids"]
+        body = self.tokenizer("a", add_special_tokens=False)["input_ids"]
+        for i in range(len(full) - len(body) + 1):
+            if full[i:i + len(body)] == body:
+                return full[:i], full[i + len(body):]
+        raise ValueError(f"hf-fill-mask: cannot place a text between the special tokens of {self.options.model}")
+
     def _top_k(self, ids: list[int], positions: list[int]) -> list[list[str]]:
         with self.torch.no_grad():
-            logits = self.model(input_ids=self.torch.tensor([ids])).logits[0]
+            t = self.torch.tensor([ids])
+            logits = self.model(input_ids=t, attention_mask=self.torch.ones_like(t)).logits[0]
         self.forward_passes += 1
         k = max(1, self.options.top_k)
         out = []
@@ -54,19 +63,18 @@ class FillMaskPredictor(BasePredictor):
 
     def ranked(self, item: Item) -> list[list[str]]:
         text = item.masked_text.replace(MASK, self.tokenizer.mask_token)
-        body = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        body = self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
         masks = [i for i, t in enumerate(body) if t == self.tokenizer.mask_token_id]
         if not masks:
             return []
-        if len(body) + self.specials <= self.window:
-            ids = self.tokenizer.build_inputs_with_special_tokens(body)
-            return self._top_k(ids, [m + self.leading for m in masks])
+        lead = len(self.prefix)
+        width = self.window - lead - len(self.suffix)
+        if len(body) <= width:
+            return self._top_k(self.prefix + body + self.suffix, [m + lead for m in masks])
         out = []
-        width = self.window - self.specials
         for m in masks:  # one window per mask, centred on it
             start = max(0, min(m - width // 2, len(body) - width))
-            ids = self.tokenizer.build_inputs_with_special_tokens(body[start:start + width])
-            out.extend(self._top_k(ids, [m - start + self.leading]))
+            out.extend(self._top_k(self.prefix + body[start:start + width] + self.suffix, [m - start + lead]))
         self.windowed += 1
         return out
 

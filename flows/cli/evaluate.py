@@ -55,6 +55,8 @@ def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
     run = {"split": args.split or cfg.split, "predictor": args.predictor or cfg.predictor,
            "setting": args.setting or cfg.setting, "model": args.model or cfg.model,
            "bootstrap": args.bootstrap if args.bootstrap is not None else cfg.bootstrap}
+    if run["split"] == "train":
+        raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
     return run, options
 
 
