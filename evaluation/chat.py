@@ -145,6 +145,8 @@ class ChatPredictor(BasePredictor):
         return delay
 
     def predict_many(self, items: list[Item]) -> list[Prediction]:
+        if self.pool is not None and self.setting.selection == "nearest":
+            self.pool.encode_targets(items)
         prepared = [self.messages_for(i) for i in items]
         with ThreadPoolExecutor(max_workers=max(1, self.options.concurrency)) as pool:
             out = list(pool.map(lambda mp: self.request(mp[0]), prepared))

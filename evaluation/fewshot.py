@@ -102,6 +102,7 @@ class ShotPool:
         self.embedding_model = embedding_model
         self._embedder: TfidfEmbedder | SentenceEmbedder | None = None
         self._matrices: dict[int, Any] = {}
+        self._targets: dict[tuple[str, int, str], Any] = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_k.values())
@@ -115,6 +116,17 @@ class ShotPool:
         if how == "nearest" and self._embedder is None:
             self._embedder = make_embedder(self.embedding_model)
             self._embedder.fit([s.masked_text for shots in self.by_k.values() for s in shots])
+
+    def encode_targets(self, targets: list[Item]) -> None:
+        """Embed a batch of targets in one call (much faster than one by one); `select` reuses them."""
+        self.prepare("nearest")
+        assert self._embedder is not None
+        self._targets = {}
+        todo = [t for t in targets if t.n_masks in self.by_k]
+        if todo:
+            vectors = self._embedder.encode([t.masked_text for t in todo])
+            for i, t in enumerate(todo):
+                self._targets[(t.post_id, t.segment_index, t.masked_text)] = vectors[i]
 
     def _candidates(self, target: Item) -> tuple[list[int], list[TrainItem]]:
         pool = self.by_k.get(target.n_masks, [])
@@ -141,7 +153,10 @@ class ShotPool:
         k = target.n_masks
         if k not in self._matrices:
             self._matrices[k] = self._embedder.encode([s.masked_text for s in pool])
-        sims = self._matrices[k] @ self._embedder.encode([target.masked_text]).T
+        vector = self._targets.get((target.post_id, target.segment_index, target.masked_text))
+        if vector is None:
+            vector = self._embedder.encode([target.masked_text])
+        sims = self._matrices[k] @ vector.T
         sims = np.asarray(sims.todense() if hasattr(sims, "todense") else sims).ravel()
         best = sorted(idx, key=lambda i: (-sims[i], i))[:n]
         return [pool[i] for i in reversed(best)]  # the most similar example sits next to the target
