@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -108,3 +109,19 @@ def test_a_plugin_class_without_predict_is_refused_with_the_reason(plugin_site, 
     code = main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
                  "--predictor", "userpreds.broken:NoPredict"])
     assert code == 2 and "has neither predict_many(items) nor predict(item)" in capsys.readouterr().err
+
+
+def test_the_custom_predictor_of_the_docs_runs_as_written(tiny_release, prefect_harness, tmp_path, monkeypatch, capsys):
+    doc = (REPO / "docs" / "predictors.md").read_text()
+    code = doc.split("## Your own predictor", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "my_predictors").mkdir()
+    (tmp_path / "my_predictors" / "prior.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    wh, rel = tiny_release["warehouse"], tiny_release["release"]
+    assert main(["evaluate", "--release", rel, "--warehouse", wh, "--predictor", "my_predictors.prior:SubredditPrior",
+                 "--no-report", "--bootstrap", "10"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    train = pq.read_table(Release.find(Warehouse.at(wh), rel).split_file("train")).to_pylist()
+    top = Counter(w.lower() for r in train for w in r["surfaces"]).most_common(1)[0][0]  # one subreddit in tiny
+    preds = [json.loads(line) for line in (Path(out["path"]) / "predictions.jsonl").read_text().splitlines()]
+    assert out["VRate"] == 1.0 and all(p["parsed"] == [top] * len(p["labels"]) for p in preds)
