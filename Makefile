@@ -3,6 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: install demo test bench clean
 
@@ -12,13 +13,19 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
+# The tests also run the optional backends (hf-fill-mask, sentence embeddings) and drive a browser;
+# `make demo` stays lean.
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,hf,embeddings,browser]'
+	touch $(TEST_STAMP)
+
 install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/express demo
 
 # The browser tests need Debian's Chromium; installed here when missing (as root), never by Playwright.
-test: $(STAMP)
+test: $(TEST_STAMP)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium chromium-driver)
 	$(BIN)/python -m pytest
 

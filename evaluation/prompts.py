@@ -1,22 +1,43 @@
-"""Prompt settings (zero-shot, few-shot random/nearest, chain of thought) read from versioned data.
+"""Prompt settings (zero-shot, few-shot random/nearest, chain of thought), prompt variants (persona
+line, answer format) and answer formats, read from versioned data.
 
 The texts live in `evaluation/data/prompts.toml`; this module only loads them, checks them, and
-renders chat messages for a target example and its few-shot examples.
+renders chat messages for a target item and its few-shot examples.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 PROMPTS_FILE = Path(__file__).parent / "data" / "prompts.toml"
 MASK = "<mask>"
 SELECTIONS = ("none", "random", "nearest")
+DEFAULT_VARIANT = "default"
 _SETTING_KEYS = {"description", "examples", "selection", "system", "user", "max_tokens"}
+_VARIANT_KEYS = {"description", "system", "answer_format"}
+_FORMAT_KEYS = {"phrase", "style"}
+# How an answer (a few-shot example's gold words, the format example) is written, per style.
+STYLES: dict[str, Callable[[Sequence[str]], str]] = {
+    "python-list": lambda words: repr(list(words)),
+    "json-object": lambda words: json.dumps({"answers": list(words)}),
+}
 
 Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class AnswerFormat:
+    name: str
+    phrase: str  # fills {format} in the user template, e.g. "a Python list"
+    style: str  # a key of STYLES
+
+    def render(self, words: Sequence[str]) -> str:
+        return STYLES[self.style](words)
 
 
 @dataclass(frozen=True)
@@ -28,6 +49,16 @@ class PromptSetting:
     examples: int
     selection: str
     max_tokens: int
+    answer_format: AnswerFormat
+    variant: str = DEFAULT_VARIANT
+
+
+@dataclass(frozen=True)
+class PromptVariant:
+    name: str
+    description: str
+    system: str  # a line put before the setting's system text ("" = none)
+    answer_format: str  # a [formats.*] name ("" = the default format)
 
 
 @dataclass(frozen=True)
@@ -36,15 +67,35 @@ class PromptSet:
     path: str
     sha256: str
     settings: dict[str, PromptSetting]
+    variants: dict[str, PromptVariant]
+    formats: dict[str, AnswerFormat]
 
-    def get(self, name: str) -> PromptSetting:
+    def get(self, name: str, variant: str = DEFAULT_VARIANT) -> PromptSetting:
+        """A setting with a variant applied; errors name the file and what is known."""
         if name not in self.settings:
             raise KeyError(f"unknown prompt setting '{name}' in {self.path}; known: {', '.join(self.settings)}")
-        return self.settings[name]
+        if variant not in self.variants:
+            raise KeyError(f"unknown prompt variant '{variant}' in {self.path}; known: {', '.join(self.variants)}")
+        base, v = self.settings[name], self.variants[variant]
+        system = "\n\n".join(s for s in (v.system, base.system) if s)
+        fmt = self.formats[v.answer_format] if v.answer_format else base.answer_format
+        if fmt != base.answer_format and "{format}" not in base.user:
+            raise KeyError(f"{self.path} [variants.{variant}]: changes the answer format, but the user template of "
+                           f"[settings.{name}] has no {{format}} placeholder")
+        return replace(base, system=system, answer_format=fmt, variant=variant)
+
+
+def _table(p: Path, data: dict[str, Any], key: str, allowed: set[str]) -> dict[str, dict[str, Any]]:
+    tables = data.get(key, {})
+    for name, entry in tables.items():
+        unknown = set(entry) - allowed
+        if unknown:
+            raise ValueError(f"{p} [{key}.{name}]: unknown keys {sorted(unknown)}")
+    return tables
 
 
 def load_prompts(path: str | Path | None = None) -> PromptSet:
-    """Load and check a prompts file; errors name the file and the setting."""
+    """Load and check a prompts file; errors name the file and the table."""
     p = Path(path) if path else PROMPTS_FILE
     raw = p.read_bytes()
     try:
@@ -53,12 +104,18 @@ def load_prompts(path: str | Path | None = None) -> PromptSet:
         raise ValueError(f"{p}: invalid TOML: {exc}") from exc
     if not isinstance(data.get("version"), str) or not data["version"]:
         raise ValueError(f"{p}: needs a non-empty `version`")
+    formats = {"list": AnswerFormat("list", "a Python list", "python-list")}  # the paper's format
+    for name, entry in _table(p, data, "formats", _FORMAT_KEYS).items():
+        style = entry.get("style", "python-list")
+        if style not in STYLES:
+            raise ValueError(f"{p} [formats.{name}]: style '{style}' is not one of {', '.join(STYLES)}")
+        formats[name] = AnswerFormat(name, str(entry.get("phrase", "")), style)
     base = data.get("template", {})
+    default_format = base.get("answer_format", "list")
+    if default_format not in formats:
+        raise ValueError(f"{p} [template]: answer_format '{default_format}' is not a [formats.*] table")
     settings: dict[str, PromptSetting] = {}
-    for name, entry in data.get("settings", {}).items():
-        unknown = set(entry) - _SETTING_KEYS
-        if unknown:
-            raise ValueError(f"{p} [settings.{name}]: unknown keys {sorted(unknown)}")
+    for name, entry in _table(p, data, "settings", _SETTING_KEYS).items():
         examples = int(entry.get("examples", 0))
         selection = entry.get("selection", "random" if examples else "none")
         if selection not in SELECTIONS or (examples > 0) == (selection == "none"):
@@ -67,10 +124,17 @@ def load_prompts(path: str | Path | None = None) -> PromptSet:
         if "{text}" not in user:
             raise ValueError(f"{p} [settings.{name}]: the user template needs a {{text}} placeholder")
         settings[name] = PromptSetting(name, entry.get("description", ""), entry.get("system", base.get("system", "")),
-                                       user, examples, selection, int(entry.get("max_tokens", 0)))
+                                       user, examples, selection, int(entry.get("max_tokens", 0)),
+                                       formats[default_format])
     if not settings:
         raise ValueError(f"{p}: no [settings.*] tables")
-    return PromptSet(data["version"], str(p), hashlib.sha256(raw).hexdigest(), settings)
+    variants = {DEFAULT_VARIANT: PromptVariant(DEFAULT_VARIANT, "the settings as written", "", "")}
+    for name, entry in _table(p, data, "variants", _VARIANT_KEYS).items():
+        fmt = entry.get("answer_format", "")
+        if fmt and fmt not in formats:
+            raise ValueError(f"{p} [variants.{name}]: answer_format '{fmt}' is not a [formats.*] table")
+        variants[name] = PromptVariant(name, entry.get("description", ""), entry.get("system", ""), fmt)
+    return PromptSet(data["version"], str(p), hashlib.sha256(raw).hexdigest(), settings, variants, formats)
 
 
 def mask_count(text: str) -> int:
@@ -79,18 +143,20 @@ def mask_count(text: str) -> int:
 
 def render_user(setting: PromptSetting, text: str) -> str:
     k = mask_count(text)
-    example = repr([f"word{i + 1}" for i in range(k)])
+    example = setting.answer_format.render([f"word{i + 1}" for i in range(k)])
     return setting.user.format(k=k, words="word" if k == 1 else "words", are="is" if k == 1 else "are",
-                               text=text, example_list=example)
+                               text=text, example_list=example, format=setting.answer_format.phrase)
 
 
-def build_messages(setting: PromptSetting, target: dict[str, Any], shots: list[dict[str, Any]]) -> list[Message]:
-    """System (if any), then each few-shot example as a user/assistant turn, then the target."""
+def build_messages(setting: PromptSetting, target: Any, shots: Sequence[Any]) -> list[Message]:
+    """System (if any), then each few-shot example as a user/assistant turn, then the target.
+
+    `target` needs `masked_text`; each shot `masked_text` and `surfaces` (Item / TrainItem)."""
     messages: list[Message] = []
     if setting.system:
         messages.append({"role": "system", "content": setting.system})
     for shot in shots:
-        messages.append({"role": "user", "content": render_user(setting, shot["masked_text"])})
-        messages.append({"role": "assistant", "content": repr([w.lower() for w in shot["surfaces"]])})
-    messages.append({"role": "user", "content": render_user(setting, target["masked_text"])})
+        messages.append({"role": "user", "content": render_user(setting, shot.masked_text)})
+        messages.append({"role": "assistant", "content": setting.answer_format.render([w.lower() for w in shot.surfaces])})
+    messages.append({"role": "user", "content": render_user(setting, target.masked_text)})
     return messages

@@ -4,13 +4,17 @@ A run folder holds config.json (what ran, status), predictions.jsonl (one row pe
 answer, parsed, ranked answers, usage), metrics.json (the EXPRESS metrics, exactly what
 `express score` prints for predictions.jsonl) and analysis.json (the extended measures), so
 every number can be traced back to the answers that produced it. Examples stream in batches.
+
+The runner is the only code that reads the evaluated split's gold words: the predictor gets
+`Item`s (evaluation/predictors.py) and is fitted on the train split's `TrainItem`s only.
 """
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from itertools import islice
@@ -23,7 +27,8 @@ from schemas.versioning import code_version
 from evaluation.analysis import analyse
 from evaluation.metrics import aggregate, score_row
 from evaluation.parsing import parse_answer
-from evaluation.predictors import PredictorOptions, get_predictor
+from evaluation.predictors import Item, Prediction, PredictorOptions, TrainItem
+from evaluation.registry import PredictorError, load, resolve, uses_prompts
 from warehouse.layout import Warehouse
 from warehouse.parquet import iter_rows
 from warehouse.publish import Release
@@ -66,6 +71,25 @@ def analyse_run(run_dir: str | Path, dec: Decomposition, bootstrap: int = 1000, 
     return analyse(rows, dec, bootstrap=bootstrap, seed=seed)
 
 
+def train_items(release: Release) -> Iterator[TrainItem]:
+    """What fitting may read: the train split, with its gold words."""
+    return (TrainItem.from_row(r) for r in iter_rows(release.split_file("train")))
+
+
+def _as_predictions(out: Sequence[Any], n: int, name: str) -> list[Prediction]:
+    """A plugin may answer with Predictions or plain answer strings; one per item, always."""
+    out = list(out)
+    if len(out) != n:
+        raise PredictorError(f"predictor '{name}' returned {len(out)} answers for {n} items")
+    return [p if isinstance(p, Prediction) else Prediction(None if p is None else str(p)) for p in out]
+
+
+def _predict(runner: Any, items: list[Item], name: str) -> list[Prediction]:
+    if callable(getattr(runner, "predict_many", None)):
+        return _as_predictions(runner.predict_many(items), len(items), name)
+    return _as_predictions([runner.predict(i) for i in items], len(items), name)
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n")
@@ -85,20 +109,32 @@ def evaluate_release(
     bootstrap: int = 1000,
 ) -> EvalRun:
     release = load_release(warehouse, version)
+    if split == "train":
+        raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
+    if split not in release.split_files():
+        raise ValueError(f"release {release.dataset}/{release.version} has no '{split}' split "
+                         f"(has: {', '.join(release.split_files())})")
     dec = decomposition or default_decomposition()
     opts = replace(options or PredictorOptions(), setting=setting)
     if model:
         opts.model = model
     if not opts.cache_dir:
         opts.cache_dir = str(cache_dir(warehouse))
-    runner = get_predictor(predictor, opts)
-    runner.fit(iter_rows(release.split_file("train")))
-    run_id = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{predictor}-{uuid.uuid4().hex[:6]}"
+    ref = resolve(predictor)
+    cls = load(ref)
+    prompted = uses_prompts(cls)
+    runner = cls(opts)
+    if callable(getattr(runner, "fit", None)):
+        runner.fit(train_items(release))
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", predictor)[:60]
+    run_id = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{slug}-{uuid.uuid4().hex[:6]}"
     out = warehouse.evaluation_dir(run_id)
     out.mkdir(parents=True)
     config: dict[str, Any] = {
         "run_id": run_id, "release": f"{release.dataset}/{release.version}", "split": split,
-        "predictor": predictor, "setting": setting if runner.uses_prompts else "-", "model": opts.model,
+        "predictor": predictor, "predictor_class": ref.target, "predictor_source": ref.source,
+        "setting": setting if prompted else "-", "prompt_variant": opts.prompt_variant if prompted else "-",
+        "temperature": opts.temperature if prompted else None, "model": opts.model,
         "limit": limit, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "status": "running", "options": opts.public(), "code_version": code_version(),
         "decomposition_version": data_versions()["decomposition"]["version"],
@@ -110,7 +146,8 @@ def evaluate_release(
         rows = islice(iter_rows(release.split_file(split)), limit)
         with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
             for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
-                for row, pred in zip(batch, runner.predict_many(batch)):
+                items = [Item.from_row(r) for r in batch]  # all the predictor sees of this batch
+                for row, pred in zip(batch, _predict(runner, items, predictor)):
                     parsed = parse_answer(pred.output)
                     gold = list(row["surfaces"])
                     record: dict[str, Any] = {"post_id": row["post_id"], "segment_index": row["segment_index"],
@@ -138,7 +175,8 @@ def evaluate_release(
     analysis["answers_from_cache"] = counts["cached"]
     analysis["request_errors"] = counts["errors"]
     _write_json(out / "analysis.json", analysis)
-    config.update(status="complete", predictor_details=runner.describe(),
+    details = runner.describe() if callable(getattr(runner, "describe", None)) else {}
+    config.update(status="complete", predictor_details=details,
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     _write_json(out / "config.json", config)
     return EvalRun(run_id, out, metrics)

@@ -23,9 +23,21 @@ class StoredRun:
     metrics: dict[str, Any]
 
     @property
-    def key(self) -> tuple[str, str, str, str, str]:
+    def key(self) -> tuple[str, ...]:
         c = self.config
-        return (c.get("release", ""), c.get("split", ""), c.get("predictor", ""), c.get("setting", ""), c.get("model", ""))
+        return (c.get("release", ""), c.get("split", ""), c.get("predictor", ""), c.get("setting", ""), c.get("model", ""),
+                c.get("prompt_variant") or "-", str(c.get("temperature")))
+
+    @property
+    def setting_label(self) -> str:
+        """The setting, with the prompt variant and a non-zero temperature when a run has them."""
+        c = self.config
+        label = c.get("setting", "")
+        if c.get("prompt_variant") not in (None, "-", "default"):
+            label += f"+{c['prompt_variant']}"
+        if c.get("temperature"):
+            label += f"@t{c['temperature']:g}"
+        return label
 
 
 def load_run(path: Path) -> StoredRun | None:
@@ -64,7 +76,8 @@ def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
 
 def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | None = None,
                 latest_only: bool = True) -> list[StoredRun]:
-    """Runs for the table, best AccV first; by default the latest run per predictor/setting/model."""
+    """Runs for the table, best AccV first; by default the latest run per predictor/setting/model
+    (a setting's prompt variant and temperature count as part of it)."""
     runs = [r for r in list_runs(warehouse)
             if (release is None or r.config.get("release") == release or r.config.get("release", "").endswith("/" + release))
             and (split is None or r.config.get("split") == split)]
@@ -80,7 +93,7 @@ def format_table(runs: list[StoredRun], fmt: str = "text") -> str:
     """Rows like the paper's Table 3: predictor / setting / model, then AccL AccV F1V VRate."""
     head = ["release", "split", "predictor", "setting", "model", "rows", *COLUMNS, "run"]
     body = [[r.config.get("release", ""), r.config.get("split", ""), r.config.get("predictor", ""),
-             r.config.get("setting", ""), r.config.get("model", "") or "-", str(r.metrics.get("rows", "")),
+             r.setting_label, r.config.get("model", "") or "-", str(r.metrics.get("rows", "")),
              *(f"{r.metrics.get(c, 0.0):.4f}" for c in COLUMNS), r.run_id] for r in runs]
     if fmt == "json":
         return json.dumps([dict(zip(head, row)) for row in body], indent=2)

@@ -1,4 +1,5 @@
-"""Prefect flow that scores a predictor on one split of a published release, then writes its report.
+"""Prefect flows that score a predictor on one split of a published release (then write its report),
+and run a grid of such runs (`express sweep`).
 
 Only plain values cross the flow boundary: paths, ids and the predictor options (never the API
 key, which the predictor reads from the environment inside the task)."""
@@ -37,4 +38,18 @@ def evaluate_flow(warehouse: str, release: str, split: str = "test", predictor: 
     out = evaluate_task(warehouse, release, split, predictor, setting, limit, model, options, bootstrap)
     if report:
         out["report"] = report_task(out["path"])
+    return out
+
+
+@flow(name="express-sweep")
+def sweep_flow(warehouse: str, release: str, split: str, predictor: str, cells: list[dict[str, Any]],
+               limit: int | None = None, model: str = "", options: dict[str, Any] | None = None,
+               bootstrap: int = 1000) -> list[dict[str, Any]]:
+    """One evaluate task per cell ({setting, variant, temperature}), one after another: each run
+    already keeps the server busy with its own concurrency, and shares the response cache."""
+    out = []
+    for cell in cells:
+        cell_options = {**(options or {}), "temperature": cell["temperature"], "prompt_variant": cell["variant"]}
+        run = evaluate_task(warehouse, release, split, predictor, cell["setting"], limit, model, cell_options, bootstrap)
+        out.append({"cell": cell, **run})
     return out

@@ -1,4 +1,4 @@
-"""Evaluation commands: score, evaluate, leaderboard, compare, agreement, eval-report.
+"""Evaluation commands: score, evaluate, sweep, leaderboard, compare, agreement, eval-report.
 
 Option precedence for `evaluate`: command-line flags, then the recipe's [evaluate] section
 (`--config`), then the defaults; the API key only ever comes from the environment.
@@ -18,8 +18,9 @@ from flows.cli.core import warehouse_arg
 OPTION_FLAGS = {
     "base_url": str, "concurrency": int, "timeout": float, "max_retries": int, "temperature": float,
     "max_tokens": int, "seed": int, "top_k": int, "context_words": int, "prompts_file": str,
-    "embedding_model": str, "api_key_env": str,
+    "embedding_model": str, "api_key_env": str, "prompt_variant": str,
 }
+SWEEP_FLAGS = {k: v for k, v in OPTION_FLAGS.items() if k not in ("temperature", "prompt_variant")}
 
 
 def _decomposition(path: str | None) -> Any:
@@ -54,29 +55,42 @@ def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
     run = {"split": args.split or cfg.split, "predictor": args.predictor or cfg.predictor,
            "setting": args.setting or cfg.setting, "model": args.model or cfg.model,
            "bootstrap": args.bootstrap if args.bootstrap is not None else cfg.bootstrap}
+    if run["split"] == "train":
+        raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
     return run, options
 
 
-def check_choice(predictor: str, setting: str, prompts_file: str) -> None:
-    """Fail before any work on an unknown predictor or prompt setting."""
-    from evaluation.predictors import PREDICTORS
-    from evaluation.prompts import load_prompts
+def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -> bool:
+    """Fail before any work on an unknown predictor, prompt setting or variant, or an embedding
+    model that cannot be loaded. True when the predictor takes prompts."""
+    from evaluation.fewshot import check_embedding_backend
+    from evaluation.prompts import DEFAULT_VARIANT, load_prompts
+    from evaluation.registry import predictor_class, uses_prompts
 
-    if predictor not in PREDICTORS:
-        raise KeyError(f"unknown predictor '{predictor}'; known: {', '.join(sorted(PREDICTORS))}")
-    if PREDICTORS[predictor].uses_prompts:
-        load_prompts(prompts_file or None).get(setting)
+    if not uses_prompts(predictor_class(predictor)):
+        return False
+    prompts = load_prompts(options.get("prompts_file") or None)
+    for setting in settings:
+        for variant in options.get("prompt_variants") or [options.get("prompt_variant") or DEFAULT_VARIANT]:
+            if prompts.get(setting, variant).selection == "nearest":
+                check_embedding_backend(options.get("embedding_model", ""))
+    return True
+
+
+def _usage_error(command: str, exc: Exception) -> int:
+    print(f"express {command}: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+    return 2
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    from evaluation.fewshot import EmbeddingBackendError
     from warehouse.layout import Warehouse
 
     try:
         run, options = evaluate_options(args)
-        check_choice(run["predictor"], run["setting"], options.get("prompts_file", ""))
-    except (ValueError, KeyError) as exc:
-        print(f"express evaluate: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
+        check_choice(run["predictor"], [run["setting"]], options)
+    except (ValueError, KeyError, EmbeddingBackendError) as exc:
+        return _usage_error("evaluate", exc)
     prefect_env.configure()
     from flows.evaluate import evaluate_flow
 
@@ -88,6 +102,35 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"report": out["report"]} if out.get("report") else {})}))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from evaluation.fewshot import EmbeddingBackendError
+    from evaluation.prompts import DEFAULT_VARIANT
+    from evaluation.sweep import cell_row, format_sweep, grid, parse_list, parse_temperatures
+    from warehouse.layout import Warehouse
+
+    try:
+        run, options = evaluate_options(args)
+        settings = parse_list(args.settings, "--settings")
+        variants = parse_list(args.prompt_variants or DEFAULT_VARIANT, "--prompt-variants")
+        cells = grid(settings, parse_temperatures(args.temperatures), variants)
+        if not check_choice(run["predictor"], settings, {**options, "prompt_variants": variants}):
+            raise ValueError(f"predictor '{run['predictor']}' takes no prompts: settings, variants and temperatures "
+                             f"do not change it (use `express evaluate`)")
+    except (ValueError, KeyError, EmbeddingBackendError) as exc:
+        return _usage_error("sweep", exc)
+    prefect_env.configure()
+    from flows.evaluate import sweep_flow
+
+    try:
+        runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                          [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"])
+    except Exception as exc:  # one line, non-zero exit; finished cells stay stored
+        print(f"express sweep: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 
 
@@ -164,8 +207,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("evaluate", help="score a predictor on a published release and store the run")
     p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
     p.add_argument("--split", help="default: [evaluate] split, else test")
-    p.add_argument("--predictor", help="most-frequent, all-zero, context-lexicon, tfidf-logreg, "
-                                       "openai-compatible, hf-fill-mask")
+    p.add_argument("--predictor", help="most-frequent, all-zero, context-lexicon, tfidf-logreg, openai-compatible, "
+                                       "hf-fill-mask, an installed plugin's name, or PKG.MODULE:CLASS")
     p.add_argument("--setting", help="zero-shot, few-shot-random, few-shot-nearest, chain-of-thought")
     p.add_argument("--model", help="model name on the server (openai-compatible) or model folder (hf-fill-mask)")
     p.add_argument("--limit", type=int)
@@ -177,6 +220,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument(flag, dest=name, type=kind)
     warehouse_arg(p)
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("sweep", help="run a grid of settings x temperatures x prompt variants; one table with "
+                                     "AccL/AccV/F1V and how concentrated the answers are")
+    p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
+    p.add_argument("--predictor", help="a predictor that takes prompts (default: [evaluate] predictor)")
+    p.add_argument("--settings", required=True, help="comma-separated prompt settings, e.g. zero-shot,few-shot-random")
+    p.add_argument("--temperatures", default="0", help="comma-separated sampling temperatures (default 0)")
+    p.add_argument("--prompt-variants", help="comma-separated [variants.*] of the prompts file (default: default)")
+    p.add_argument("--split", help="default: [evaluate] split, else test")
+    p.add_argument("--model", help="model name on the server")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
+    p.add_argument("--bootstrap", type=int, help="bootstrap resamples for the 95 %% intervals")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    for name, kind in SWEEP_FLAGS.items():
+        flag = "--prompts" if name == "prompts_file" else "--" + name.replace("_", "-")
+        p.add_argument(flag, dest=name, type=kind)
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_sweep, setting=None)
 
     p = sub.add_parser("leaderboard", help="table of stored runs (AccL AccV F1V VRate), like the paper's Table 3")
     p.add_argument("--release", help="only runs on this release (DATASET/VERSION or VERSION)")

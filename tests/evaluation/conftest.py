@@ -1,9 +1,19 @@
 """A tiny published release made with our own publisher: fast, and independent of the demo build."""
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _sigpipe_restored():
+    """`flows.cli.main` sets SIGPIPE to its default (so `express ... | head` ends quietly); called in
+    process, that would let a later test's broken socket kill pytest. Put the handler back."""
+    before = signal.getsignal(signal.SIGPIPE)
+    yield
+    signal.signal(signal.SIGPIPE, before)
 
 SITUATIONS = [
     ("my exam went badly and I failed the course", ["anxious", "sad"]),

@@ -4,25 +4,23 @@ import json
 import pytest
 
 from evaluation.parsing import parse_answer
-from evaluation.predictors import PREDICTORS, PredictorOptions, get_predictor
-from evaluation.run import evaluate_release, load_release, read_run_predictions
+from evaluation.predictors import Item, PredictorOptions, TrainItem
+from evaluation.registry import get_predictor
+from evaluation.run import evaluate_release, read_run_predictions
 from warehouse.layout import Warehouse
-from warehouse.parquet import iter_rows
 
-TRAIN = [{"post_id": f"t{i}", "masked_text": "I feel <mask>.", "surfaces": [w]}
+TRAIN = [TrainItem.from_row({"post_id": f"t{i}", "masked_text": "I feel <mask>.", "surfaces": [w]})
          for i, w in enumerate(["sad", "sad", "happy", "angry", "sad", "happy"])]
 
 
-def test_registry_lists_every_predictor_and_rejects_unknown_names():
-    assert {"most-frequent", "all-zero", "context-lexicon", "tfidf-logreg", "openai-compatible", "hf-fill-mask"} <= set(PREDICTORS)
-    with pytest.raises(KeyError, match="known: all-zero"):
-        get_predictor("gpt-17")
+def item(text: str) -> Item:
+    return Item.from_row({"post_id": "x", "masked_text": text})
 
 
 def test_most_frequent_answers_the_train_prior_and_ranks_the_rest():
     p = get_predictor("most-frequent", PredictorOptions(top_k=2))
     p.fit(TRAIN)
-    ex = {"masked_text": "I was <mask> and <mask>."}
+    ex = item("I was <mask> and <mask>.")
     assert parse_answer(p.predict(ex)) == ["sad", "sad"]
     assert p.ranked(ex) == [["sad", "happy"]] * 2
 
@@ -30,12 +28,12 @@ def test_most_frequent_answers_the_train_prior_and_ranks_the_rest():
 def test_context_lexicon_uses_the_nearest_emotion_word_elsewhere_then_the_prior():
     p = get_predictor("context-lexicon", PredictorOptions(top_k=3))
     p.fit(TRAIN)
-    ex = {"masked_text": "I was so angry at him. Later I felt <mask>. Next day, <mask> again, and I was happy."}
+    ex = item("I was so angry at him. Later I felt <mask>. Next day, <mask> again, and I was happy.")
     assert parse_answer(p.predict(ex)) == ["angry", "happy"]
     assert p.ranked(ex)[0] == ["angry", "happy", "sad"]
-    assert parse_answer(p.predict({"masked_text": "Nothing here, just <mask>."})) == ["sad"]  # the prior
+    assert parse_answer(p.predict(item("Nothing here, just <mask>."))) == ["sad"]  # the prior
     # words like "like" are in the lexicon but never a label, so they are not offered
-    assert parse_answer(p.predict({"masked_text": "I like it but I feel <mask>."})) == ["sad"]
+    assert parse_answer(p.predict(item("I like it but I feel <mask>."))) == ["sad"]
 
 
 def test_all_zero_baseline_has_accv_from_zero_vector_golds_only_and_f1v_zero(tiny_release):
@@ -57,23 +55,6 @@ def test_tfidf_classifier_learns_from_train_and_beats_the_prior_on_tiny(tiny_rel
     assert analysis["top_k"]["5"] >= analysis["top_k"]["1"] == pytest.approx(clf.metrics["AccL"])
 
 
-def test_baselines_never_see_the_unmasked_text(tiny_release):
-    rel = load_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"])
-    train = list(iter_rows(rel.split_file("train")))
-    test = [{k: v for k, v in r.items() if k != "text"} for r in iter_rows(rel.split_file("test"))]
-    for name in ("most-frequent", "context-lexicon", "tfidf-logreg"):
-        p = get_predictor(name)
-        p.fit(train)
-        for pred, row in zip(p.predict_many(test), test):
-            assert len(parse_answer(pred.output)) == row["masked_text"].count("<mask>"), name
-
-
-def test_hf_fill_mask_is_an_optional_extra_with_a_clear_message():
-    try:
-        import transformers  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="pip install transformers torch"):
-            get_predictor("hf-fill-mask", PredictorOptions(model="/nonexistent"))
-        pytest.skip("transformers is not installed (optional extra)")
+def test_hf_fill_mask_without_a_model_folder_says_so():
     with pytest.raises(ValueError, match="needs --model"):
         get_predictor("hf-fill-mask")

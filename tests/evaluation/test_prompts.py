@@ -2,6 +2,7 @@
 import pytest
 
 from evaluation.fewshot import ShotPool
+from evaluation.predictors import Item, TrainItem
 from evaluation.prompts import PROMPTS_FILE, build_messages, load_prompts
 
 
@@ -15,7 +16,7 @@ def test_shipped_prompts_have_a_version_and_the_four_paper_settings():
 
 def test_zero_shot_prompt_says_what_the_paper_says_and_defines_no_emotion():
     setting = load_prompts().get("zero-shot")
-    target = {"post_id": "p", "masked_text": "I feel so <mask> and <mask> today.", "surfaces": ["sad", "tired"]}
+    target = Item.from_row({"post_id": "p", "masked_text": "I feel so <mask> and <mask> today."})
     [msg] = build_messages(setting, target, [])
     text = msg["content"].lower()
     assert msg["role"] == "user" and "self-disclosure from social media" in text
@@ -39,26 +40,25 @@ def _pool_rows():
     for i in range(12):
         k = 1 + i % 2
         topic = "dog barking neighbours" if i < 6 else "exam grades university"
-        rows.append({"post_id": f"p{i}", "segment_index": 0, "masked_text": f"{topic} {i} " + "I feel <mask>. " * k,
-                     "surfaces": ["sad"] * k, "text": "SECRET UNMASKED"})
+        rows.append(TrainItem.from_row({"post_id": f"p{i}", "segment_index": 0, "surfaces": ["sad"] * k,
+                                        "masked_text": f"{topic} {i} " + "I feel <mask>. " * k}))
     return rows
 
 
 @pytest.mark.parametrize("how", ["random", "nearest"])
-def test_shots_share_the_mask_count_never_the_post_and_never_show_unmasked_text(how):
+def test_shots_share_the_mask_count_and_never_the_post(how):
     pool = ShotPool(_pool_rows(), seed=3)
-    target = {"post_id": "p2", "segment_index": 0, "masked_text": "dog barking neighbours I feel <mask>."}
+    target = Item.from_row({"post_id": "p2", "segment_index": 0, "masked_text": "dog barking neighbours I feel <mask>."})
     shots = pool.select(target, 4, how)
     assert len(shots) == 4
-    assert all(s["masked_text"].count("<mask>") == 1 and s["post_id"] != "p2" for s in shots)
-    assert all("text" not in s for s in shots)
+    assert all(s.masked_text.count("<mask>") == 1 and s.post_id != "p2" for s in shots)
     assert pool.select(target, 4, how) == shots  # deterministic
 
 
 def test_nearest_shots_are_the_most_similar_texts_and_random_depends_on_the_seed():
     pool = ShotPool(_pool_rows(), seed=3)
-    target = {"post_id": "x", "segment_index": 0, "masked_text": "exam grades university I feel <mask>."}
+    target = Item.from_row({"post_id": "x", "segment_index": 0, "masked_text": "exam grades university I feel <mask>."})
     nearest = pool.select(target, 3, "nearest")
-    assert {s["post_id"] for s in nearest} == {"p6", "p8", "p10"} and pool.backend == "tfidf"
-    picks = {tuple(s["post_id"] for s in ShotPool(_pool_rows(), seed=s).select(target, 3, "random")) for s in range(8)}
+    assert {s.post_id for s in nearest} == {"p6", "p8", "p10"} and pool.backend == "tfidf"
+    picks = {tuple(s.post_id for s in ShotPool(_pool_rows(), seed=s).select(target, 3, "random")) for s in range(8)}
     assert len(picks) > 1
