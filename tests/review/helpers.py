@@ -97,6 +97,5 @@ def copy_demo(demo_build: dict, root: Path, docs: bool = False) -> Release:
     shutil.copytree(rel, dst, ignore=None if docs else shutil.ignore_patterns("data_docs"))
     run_id = json.loads((rel / "manifest.json").read_text())["run_id"]
     (root / "runs" / run_id).mkdir(parents=True)
-    for name in ("disclosures.parquet", "raw_posts.parquet"):
-        shutil.copyfile(src / "runs" / run_id / name, root / "runs" / run_id / name)
+    shutil.copyfile(src / "runs" / run_id / "disclosures.parquet", root / "runs" / run_id / "disclosures.parquet")
     return Release.at(dst)
