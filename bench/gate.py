@@ -89,8 +89,8 @@ def main() -> None:
         "rss_before_publish_mb": _mb(rss_before),
         "publish_rss_growth_mb": _mb(peak_publish - rss_before),
         "chunk_mb": args.chunk_mb,
-        "chunks": gate.summary["chunks"],
-        "duckdb_memory_mb": gate.summary["duckdb_memory_mb"],
+        "chunks": gate.summary.get("chunks"),
+        "duckdb_memory_mb": gate.summary.get("duckdb_memory_mb"),
         "data_docs": gate_cfg.data_docs,
         "rows": manifest["rows"],
     }

@@ -31,8 +31,8 @@ FAMILIES = ("family1", "family2", "family3")
 _SLOT = re.compile(r"\{(\w+)\}")
 _ID_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SINGULAR = {"a", "an old", "a second", "one more", "every", "that", "this"}
-FREE_SHARE = 0.7
-TYPO_RATE = 0.06  # share of filler words of 5+ letters with a typo  # share of filler sentences built from free clauses rather than sentence templates
+FREE_SHARE = 0.7  # share of filler sentences built from free clauses rather than sentence templates
+TYPO_RATE = 0.06  # share of filler words of 5+ letters with a typo
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,7 @@ def _post(rng: random.Random, writer: _Writer, spec: SyntheticSpec, n: int, base
     closing = [writer.fill(q) for q in rng.sample(w["questions"], rng.choice((0, 1, 1, 2)))]
     while closing and words + sum(len(q.split()) for q in closing) > spec.max_words:
         closing.pop()
-    # disclosures go between fillers; each remembers its index so offsets can be computed after joining
+    # disclosures go between fillers, each with its emotion word's offset, for the spans after joining
     marked: list[tuple[str, tuple[int, str, str] | None]] = [(s, None) for s in sentences]
     for sentence, offset, word, family in found:
         marked.insert(rng.randrange(len(marked) + 1), (sentence, (offset, word, family)))

@@ -95,8 +95,8 @@ def js_divergence(p: Counter[str], q: Counter[str]) -> float:
 
 # The gate's DuckDB holds the ids only (texts never enter it): its memory limit grows with the
 # number of rows, within these bounds, and it spills to a temp directory beyond the limit.
-DUCKDB_MIN_MB, DUCKDB_MAX_MB = 64, 1024
-DUCKDB_BYTES_PER_ROW = 256  # an id row in the GROUP BY / join / sort tables, with their overhead
+DUCKDB_MIN_MB, DUCKDB_MAX_MB = 64, 512
+DUCKDB_BYTES_PER_ROW = 128  # an id row in the GROUP BY / join / sort tables (1M rows also pass in 64 MB)
 READ_ROWS = 256  # rows per Parquet read; chunks are assembled from these (or slices of them) until full
 _EXAMPLE_COLUMNS = ["post_id", "segment_index", "subreddit", "text", "masked_text", "labels", "n_masks"]
 _LABEL_COLUMNS = ["post_id", "segment_index", "labels"]
@@ -130,7 +130,8 @@ class GateTables:
         shutil.rmtree(spill_dir, ignore_errors=True)  # left over by a killed run
         spill_dir.mkdir(parents=True)
         self.con = duckdb.connect(str(spill_dir / "gate.duckdb"), config={
-            "memory_limit": f"{self.memory_mb}MB", "threads": 1, "temp_directory": str(spill_dir / "tmp")})
+            "memory_limit": f"{self.memory_mb}MB", "threads": 1, "temp_directory": str(spill_dir / "tmp"),
+            "preserve_insertion_order": False})  # row order comes from file_row_number, not from insertion
         self.con.execute(f"CREATE TEMP VIEW ex AS {_sql_list(files)}")
         self.con.execute("CREATE TABLE gx_ids AS SELECT post_id, segment_index, count(*) AS n_rows_of_id "
                          "FROM ex GROUP BY post_id, segment_index")
