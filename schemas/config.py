@@ -112,7 +112,8 @@ class GateConfig:
     min_masks_for_distribution: int = 100
     examples_per_failure: int = 5
     data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
-    chunk_rows: int = 20000  # rows per GX batch of the row-level tables: bounds the gate's memory
+    chunk_rows: int = 20000  # at most this many rows per GX batch of the row-level tables
+    chunk_mb: float = 8.0  # and about this much data (long texts make smaller batches): bounds the gate's memory
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,8 @@ def validate(recipe: Recipe, where: str) -> None:
     g = recipe.gate
     if not (0 <= g.min_text_chars <= g.max_text_chars and 0 < g.max_label_share <= 1 and g.max_js_divergence >= 0):
         raise ConfigError(f"{where} [gate]: need 0 <= min_text_chars <= max_text_chars, 0 < max_label_share <= 1")
+    if g.chunk_rows < 1 or g.chunk_mb <= 0:
+        raise ConfigError(f"{where} [gate]: need chunk_rows >= 1 and chunk_mb > 0")
     sg = recipe.segment
     if not 0 < sg.group_tokens < sg.max_tokens or sg.half_window <= 0:
         raise ConfigError(f"{where} [segment]: need 0 < group_tokens < max_tokens and half_window > 0")

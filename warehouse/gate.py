@@ -3,8 +3,9 @@
 Cross-row facts (post in two splits, label shares, drift against the parent release) are
 computed here as columns/tables, so that GX checks them like any other value and reports the
 offending rows. The vocabulary is pluggable: any set of allowed labels with a name and version.
-GX validates pandas frames; the row-level tables reach it in chunks of `[gate] chunk_rows`
-(results merged per expectation), so memory stays bounded however large the release.
+GX validates pandas frames; the row-level tables reach it in chunks of at most `[gate] chunk_rows`
+rows and about `[gate] chunk_mb` of data (results merged per expectation), and texts never enter
+DuckDB, so memory stays bounded however large the release and however long its texts.
 """
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ from typing import Any
 import duckdb
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from schemas.config import GateConfig
 from schemas.expectations import load_suites, pii_check
-from schemas.records import EXAMPLES
+from schemas.records import EXAMPLES, MASK
 
 from warehouse import gx_adapter
 from warehouse.gate_pii import GatePii
@@ -92,40 +94,51 @@ def js_divergence(p: Counter[str], q: Counter[str]) -> float:
     return max(0.0, total / 2)
 
 
-DUCKDB_MEMORY = "64MB"  # the gate's DuckDB (id tables only) spills to disk beyond this
+# The gate's DuckDB holds the ids only (texts never enter it): its memory limit grows with the
+# number of rows, within these bounds, and it spills to a temp directory beyond the limit.
+DUCKDB_MIN_MB, DUCKDB_MAX_MB = 64, 512
+DUCKDB_BYTES_PER_ROW = 128  # an id row in the GROUP BY / join / sort tables (1M rows also pass in 64 MB)
+READ_ROWS = 256  # rows per Parquet read; chunks are assembled from these (or slices of them) until full
 _EXAMPLE_COLUMNS = ["post_id", "segment_index", "subreddit", "text", "masked_text", "labels", "n_masks"]
-_CHUNK_EXAMPLES = """
-    SELECT c.post_id, c.segment_index, c.subreddit, c.text, c.masked_text, c.labels, c.n_masks, ? AS split,
-           (length(c.masked_text) - length(replace(c.masked_text, '<mask>', ''))) // 6 AS n_mask_tokens,
-           len(c.labels) AS n_labels, length(c.text) AS text_chars, p.n_splits_of_post, i.n_rows_of_id
-    FROM (SELECT *, row_number() OVER () AS chunk_row FROM chunk) c
-    LEFT JOIN gx_posts p ON c.post_id = p.post_id
-    LEFT JOIN gx_ids i ON c.post_id = i.post_id AND c.segment_index = i.segment_index
-    ORDER BY c.chunk_row"""
-_CHUNK_LABELS = """
-    SELECT post_id, segment_index, ? AS split, label FROM (
-        SELECT post_id, segment_index, unnest(labels) AS label, row_number() OVER () AS chunk_row FROM chunk)
-    ORDER BY chunk_row"""
+_LABEL_COLUMNS = ["post_id", "segment_index", "labels"]
+# Per split file, in file order: the cross-row facts of each row (ids only, spillable joins and sort).
+_ROW_FACTS = """
+    SELECT i.n_rows_of_id, p.n_splits_of_post
+    FROM read_parquet(?, file_row_number = true) e
+    LEFT JOIN gx_ids i ON e.post_id = i.post_id AND e.segment_index = i.segment_index
+    LEFT JOIN gx_posts p ON e.post_id = p.post_id
+    ORDER BY e.file_row_number"""
+
+
+def duckdb_memory_mb(rows: int) -> int:
+    """The gate's DuckDB memory limit for a release of `rows` examples (it spills past this)."""
+    return int(min(DUCKDB_MAX_MB, max(DUCKDB_MIN_MB, DUCKDB_MIN_MB + rows * DUCKDB_BYTES_PER_ROW / 2**20)))
 
 
 class GateTables:
     """The tables the suites check. `examples` and `labels` (one row per example / label) reach GX
-    in chunks of `chunk_rows`, read batch by batch from the split files; cross-row facts (id
-    repeats, post in two splits) are GROUP BYs over the ids alone in a DuckDB that spills to disk,
-    joined to each chunk. So the gate's memory does not grow with the release; `label_shares` and
-    `drift` are small."""
+    in chunks of at most `chunk_rows` rows and about `chunk_mb` MB of Arrow data, read from the
+    split files; texts never enter DuckDB and never all at once into pandas. Cross-row facts (id
+    repeats, post in two splits) are GROUP BYs over the ids alone in an on-disk DuckDB that spills,
+    streamed back in file order next to the chunks. `label_shares` and `drift` are small."""
 
     def __init__(self, files: dict[str, Path], parent: Counter[str] | None, chunk_rows: int, spill_dir: Path,
-                 pii: GatePii | None = None):
+                 chunk_mb: float = 8.0, pii: GatePii | None = None):
         self.files, self.chunk_rows = files, max(1, chunk_rows)
         self.pii = pii  # adds the pii_in_* columns to each examples chunk
-        spill_dir.mkdir(parents=True, exist_ok=True)
-        self.con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY, "threads": 1, "temp_directory": str(spill_dir)})
+        self.chunk_bytes = max(1, int(chunk_mb * 2**20))
+        self.rows = sum(pq.ParquetFile(p).metadata.num_rows for p in files.values())
+        self.memory_mb = duckdb_memory_mb(self.rows)
+        shutil.rmtree(spill_dir, ignore_errors=True)  # left over by a killed run
+        spill_dir.mkdir(parents=True)
+        self.con = duckdb.connect(str(spill_dir / "gate.duckdb"), config={
+            "memory_limit": f"{self.memory_mb}MB", "threads": 1, "temp_directory": str(spill_dir / "tmp"),
+            "preserve_insertion_order": False})  # row order comes from file_row_number, not from insertion
         self.con.execute(f"CREATE TEMP VIEW ex AS {_sql_list(files)}")
-        self.con.execute("CREATE TEMP TABLE gx_ids AS SELECT post_id, segment_index, count(*) AS n_rows_of_id "
+        self.con.execute("CREATE TABLE gx_ids AS SELECT post_id, segment_index, count(*) AS n_rows_of_id "
                          "FROM ex GROUP BY post_id, segment_index")
-        self.con.execute("CREATE TEMP TABLE gx_posts AS SELECT post_id, count(DISTINCT split) AS n_splits_of_post "
-                         "FROM ex GROUP BY post_id")
+        self.con.execute("CREATE TABLE gx_posts AS SELECT post_id, count(*) AS n_splits_of_post "
+                         "FROM (SELECT DISTINCT post_id, split FROM ex) GROUP BY post_id")
         rows = self.con.execute("SELECT label, count(*) FROM (SELECT unnest(labels) AS label FROM ex) "
                                 "GROUP BY label").fetchall()
         self.n_masks = sum(int(n) for _, n in rows)
@@ -137,34 +150,106 @@ class GateTables:
             "drift": pd.DataFrame({"label_js_divergence": [js_divergence(counts, parent) if parent is not None else None]},
                                   dtype="float64"),
         }
+        self.chunk_counts: dict[str, int] = {}
 
     def chunks(self, name: str) -> Iterator[pd.DataFrame]:
         """The table `name` as one or more DataFrames (always at least one, maybe empty), in file order."""
         if name in self.small:
             yield self.small[name]
             return
-        query = _CHUNK_EXAMPLES if name == "examples" else _CHUNK_LABELS
-        empty = True
+        n = 0
         for split, path in self.files.items():
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=self.chunk_rows, columns=_EXAMPLE_COLUMNS):
-                self.con.register("chunk", pa.Table.from_batches([batch]))
-                frame = self.con.execute(query, [split]).df().reset_index(drop=True)
-                frame = self.pii.add_columns(frame) if self.pii and name == "examples" else frame
-                self.con.unregister("chunk")
-                if len(frame) or empty:
-                    empty = False
+            for table, facts in self._split_chunks(path, name == "examples"):
+                frame = _examples_frame(table, facts, split) if facts is not None else _labels_frame(table, split)
+                frame = self.pii.add_columns(frame) if self.pii and facts is not None else frame
+                if len(frame) or not n:
+                    n += 1
                     yield frame
-        if empty:  # no rows at all: GX still gets the (empty) table
-            self.con.register("chunk", pa.Table.from_pylist([], schema=EXAMPLES.select(_EXAMPLE_COLUMNS)))
-            frame = self.con.execute(query, [""]).df()
-            yield self.pii.add_columns(frame) if self.pii and name == "examples" else frame
-            self.con.unregister("chunk")
+        if not n:  # no rows at all: GX still gets the (empty) table
+            n = 1
+            empty = EXAMPLES.empty_table()
+            no_facts = pa.table({"n_rows_of_id": pa.array([], pa.int64()), "n_splits_of_post": pa.array([], pa.int64())})
+            if name == "examples":
+                frame = _examples_frame(empty, no_facts, "")
+                yield self.pii.add_columns(frame) if self.pii else frame
+            else:
+                yield _labels_frame(empty, "")
+        self.chunk_counts[name] = n
+
+    def _split_chunks(self, path: Path, examples: bool) -> Iterator[tuple[pa.Table, pa.Table | None]]:
+        """(rows, their cross-row facts for `examples`) of one split file, chunk by chunk: a chunk
+        closes at `chunk_rows` rows or `chunk_bytes` of Arrow data, so long texts make smaller chunks."""
+        columns = _EXAMPLE_COLUMNS if examples else _LABEL_COLUMNS
+        facts = None
+        if examples:  # a cursor of its own: another query on the connection would end this stream
+            facts = _Rows(self.con.cursor().execute(_ROW_FACTS, [str(path)]).to_arrow_reader(READ_ROWS))
+        batches: list[pa.RecordBatch] = []
+        rows = size = 0
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=min(READ_ROWS, self.chunk_rows), columns=columns):
+            while len(batch):
+                row_bytes = batch.nbytes / len(batch)  # a chunk closes within a row of chunk_bytes
+                fits = max(1, int((self.chunk_bytes - size) // row_bytes) if row_bytes else len(batch))
+                take = min(len(batch), self.chunk_rows - rows, fits)
+                part, batch = batch.slice(0, take), batch.slice(take)
+                batches.append(part)
+                rows, size = rows + len(part), size + part.nbytes
+                if rows >= self.chunk_rows or size >= self.chunk_bytes:
+                    yield pa.Table.from_batches(batches), facts.take(rows) if facts else None
+                    batches, rows, size = [], 0, 0
+        if batches:
+            yield pa.Table.from_batches(batches), facts.take(rows) if facts else None
 
     def names(self) -> set[str]:
         return {"examples", "labels", *self.small}
 
     def close(self) -> None:
         self.con.close()
+
+
+class _Rows:
+    """Exactly `n` rows at a time from a record batch reader (DuckDB streams batches of its own size)."""
+
+    def __init__(self, reader: pa.RecordBatchReader):
+        self.reader, self.buffer = reader, []
+
+    def take(self, n: int) -> pa.Table:
+        have = sum(len(b) for b in self.buffer)
+        while have < n:
+            batch = self.reader.read_next_batch()
+            self.buffer.append(batch)
+            have += len(batch)
+        table = pa.Table.from_batches(self.buffer, schema=self.reader.schema)
+        out, rest = table.slice(0, n), table.slice(n)
+        self.buffer = rest.to_batches()
+        return out
+
+
+def _examples_frame(t: pa.Table, facts: pa.Table, split: str) -> pd.DataFrame:
+    """One chunk of the `examples` table: the stored columns plus the computed ones the suite checks."""
+    t, n = t.select(_EXAMPLE_COLUMNS), len(t)
+    computed = {
+        "split": pa.repeat(pa.scalar(split, pa.string()), n),
+        "n_mask_tokens": pc.count_substring(t.column("masked_text"), MASK),
+        "n_labels": pc.list_value_length(t.column("labels")),
+        "text_chars": pc.utf8_length(t.column("text")),
+        "n_splits_of_post": facts.column("n_splits_of_post"),
+        "n_rows_of_id": facts.column("n_rows_of_id"),
+    }
+    for name, column in computed.items():
+        t = t.append_column(name, column.cast(pa.int64()) if name != "split" else column)
+    return t.to_pandas()
+
+
+def _labels_frame(t: pa.Table, split: str) -> pd.DataFrame:
+    """One chunk of the `labels` table: a row per label occurrence, with its example's ids."""
+    labels = t.column("labels").combine_chunks()
+    parents = pc.list_parent_indices(labels)
+    return pa.table({
+        "post_id": t.column("post_id").take(parents),
+        "segment_index": t.column("segment_index").take(parents),
+        "split": pa.repeat(pa.scalar(split, pa.string()), len(parents)),
+        "label": pc.list_flatten(labels),
+    }).to_pandas()
 
 
 def run_gate(
@@ -181,7 +266,7 @@ def run_gate(
     suites = load_suites()
     pii = GatePii(pii_check(), pii_kinds, files)  # the kinds the recipe scrubbed (None = all)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, out_dir / "duckdb-spill", pii)
+    tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, out_dir / "duckdb-spill", cfg.chunk_mb, pii)
     try:
         return _validate(tables, cfg, out_dir, vocab, suites, pii, parent, data_docs)
     finally:
@@ -217,6 +302,9 @@ def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabul
         "label_js_divergence": None if pd.isna(drift) else float(drift),
         "max_label_share": float(shares["share"].max()) if len(shares) else 0.0,
         "chunk_rows": tables.chunk_rows,
+        "chunk_mb": cfg.chunk_mb,
+        "chunks": dict(tables.chunk_counts),
+        "duckdb_memory_mb": tables.memory_mb,
         "data_docs": "data_docs/index.html" if docs is not None and (docs / "index.html").exists() else None,
     }
     path = out_dir / "results.json"
