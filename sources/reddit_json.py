@@ -15,6 +15,10 @@ class NotAPost(ValueError):
 
 
 _EXACT = 2**53  # ints up to this size survive int(float(v)) unchanged
+# the top-level fields read as strings (besides crosspost_parent_list): the dump reader's fast
+# parser re-reads a line with a float in one of them (sources/dumps.py)
+STRING_FIELDS = ("id", "title", "selftext", "body", "subreddit", "author", "distinguished", "removed_by_category",
+                 "link_id", "_express_source", "crosspost_parent")
 
 
 def _int(value: Any) -> int:
@@ -24,7 +28,7 @@ def _int(value: Any) -> int:
         return 0  # a missing field, without raising and catching a TypeError
     try:
         return int(float(value))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: inf, 1e400, "Infinity", 10**400
         return 0
 
 

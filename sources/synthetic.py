@@ -44,6 +44,7 @@ class SyntheticSpec:
     min_words: int = 100  # selftext words
     max_words: int = 300
     mean_words: int = 150
+    names_as: str = ""  # e.g. "[NAME]": write people's names as the scrubber leaves them
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.disclosure_share <= 1.0:
@@ -251,7 +252,10 @@ def _post_id(seed: int, n: int) -> str:
 def synthetic_posts(spec: SyntheticSpec = SyntheticSpec(), only_disclosing: bool = False) -> Iterator[SyntheticPost]:
     """`spec.posts` posts in order; the same spec always gives the same posts."""
     rng = random.Random(spec.seed)
-    writer = _Writer(rng, load_words())
+    words = load_words()
+    if spec.names_as:
+        words = {**words, "first_name": [spec.names_as]}
+    writer = _Writer(rng, words)
     year, month = (int(x) for x in spec.month.split("-"))
     base_ts = int(datetime(year, month, 1, tzinfo=timezone.utc).timestamp())
     for n in range(spec.posts):
@@ -272,11 +276,13 @@ def write_synthetic_dump(directory: str | Path, spec: SyntheticSpec = SyntheticS
 
 def synthetic_examples(n: int, seed: int = 7, month: str = "2024-01") -> Iterator[dict[str, Any]]:
     """`n` release example rows (schemas.records.EXAMPLES) from disclosing posts: the text, the
-    text with each disclosure masked, surfaces, vocabulary labels and pattern families."""
+    text with each disclosure masked, surfaces, vocabulary labels and pattern families. Names are
+    written `[NAME]`, as in a scrubbed release."""
     from schemas.vocabulary import default_vocabulary, normalize
 
     vocab = default_vocabulary()
-    for post in synthetic_posts(SyntheticSpec(posts=n, seed=seed, month=month), only_disclosing=True):
+    for post in synthetic_posts(SyntheticSpec(posts=n, seed=seed, month=month, names_as="[NAME]"),
+                                only_disclosing=True):
         text, masked, pos = post.text, [], 0
         for s in post.spans:
             masked += [text[pos:s.start], MASK]
