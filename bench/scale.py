@@ -1,6 +1,8 @@
-"""Scale benchmark of the sharded build (not a test): posts/s with 1 and 2 Dask workers, peak RSS
-(whole process tree) at 1/4 and full size, the floor (decompress + JSON-parse only) and time per
-stage (read, filter, prefilter, spaCy, write) on a sample. Prints figures, then one JSON line.
+"""Scale benchmark of the build (not a test): posts/s with 1 and 2 Dask workers and with the real
+recipe (configs/dumps.toml), peak RSS (whole process tree) at 1/4 and full size, the floor
+(decompress + orjson parse only, and with the stdlib json) and the seconds of each build step on a
+sample, read from the steps' own results. Posts are realistic (sources/synthetic.py: 100-300
+words). Prints figures, then one JSON line.
 
     .venv/bin/python bench/scale.py --posts 50000          # quick, while the machine is shared
     .venv/bin/python bench/scale.py                        # the full 1,000,000 posts
@@ -11,74 +13,41 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import psutil
-import zstandard
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 
-def write_synthetic_dump(path: Path, posts: int, disclosing: float = 0.08, seed: int = 7) -> dict[str, int]:
-    """A Pushshift-style RS_*.zst of `posts` submissions, `disclosing` of them with a disclosure;
-    the rest are filler, some with look-alike non-disclosures, a few deleted, NSFW or reposts."""
-    from sources.demo import TEMPLATES
+def write_dump(directory: Path, posts: int, month: str, seed: int) -> Path:
+    """A Pushshift-style RS_<month>.zst of realistic posts (sources/synthetic.py: 100-300 words,
+    mean ~150, 8 % disclosing)."""
+    from sources.synthetic import SyntheticSpec, write_synthetic_dump
 
-    t = tomllib.loads(TEMPLATES.read_text())
-    rng = random.Random(seed)
-    families = t["family1"] + t["family2"] + t["family3"]
-    counts = {"posts": posts, "disclosing": 0}
-    cctx = zstandard.ZstdCompressor(level=3)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    recent: list[str] = []
-    with open(path, "wb") as raw, cctx.stream_writer(raw) as out:
-        for n in range(posts):
-            body = rng.sample(t["fillers"], rng.randint(3, 8))
-            roll = rng.random()
-            if roll < disclosing:
-                e, e2 = rng.sample(t["emotions"], 2)
-                body.insert(rng.randrange(len(body) + 1),
-                            rng.choice(families).format(i=rng.choice(t["intensifiers"]), e=e, e2=e2))
-                counts["disclosing"] += 1
-            elif roll < disclosing + 0.10:
-                e, e2 = rng.sample(t["emotions"], 2)
-                body.insert(rng.randrange(len(body) + 1),
-                            rng.choice(t["non_disclosures"]).format(i="", e=e, e2=e2))
-            text = " ".join(body) + f" (#{n})"
-            post = {"id": f"s{n:08x}", "subreddit": rng.choice(t["subreddits"]), "author": f"u{rng.randrange(10**6)}",
-                    "created_utc": 1704067200 + n, "title": rng.choice(t["titles"]), "selftext": text,
-                    "over_18": False, "score": rng.randint(0, 100), "stickied": False, "distinguished": None}
-            r2 = rng.random()
-            if r2 < 0.03:
-                post["selftext"] = "[deleted]"
-            elif r2 < 0.04:
-                post["over_18"] = True
-            elif r2 < 0.05 and recent:
-                post["selftext"] = rng.choice(recent)
-            if roll < disclosing and len(recent) < 50:
-                recent.append(text)
-            out.write(json.dumps(post).encode() + b"\n")
-    return counts
+    return write_synthetic_dump(directory, SyntheticSpec(posts=posts, seed=seed, month=month))
 
 
-def floor_rate(path: Path) -> tuple[float, int]:
-    """Posts/s of the same file only decompressed and JSON-parsed (one core, same Python)."""
+def floor_rate(path: Path, parser: str = "orjson") -> tuple[float, int]:
+    """Posts/s of the same file only decompressed and JSON-parsed (one core, same Python): the
+    fastest parser the project uses (orjson, as sources/dumps.py) or the stdlib's."""
+    import orjson
+
     from sources.dumps import iter_lines
 
+    loads = orjson.loads if parser == "orjson" else json.loads
     started = time.perf_counter()
     n = 0
     for _, line in iter_lines(path):
         if line:
-            json.loads(line)
+            loads(line)
             n += 1
     return n / (time.perf_counter() - started), n
 
@@ -258,6 +227,8 @@ def main() -> int:
     ap.add_argument("--workdir", help="where dumps and warehouses go (default: a temporary folder)")
     ap.add_argument("--config", help="recipe TOML to build with (default: the built-in defaults, no language "
                                      "or near-duplicate filter), e.g. configs/dumps.toml")
+    ap.add_argument("--skip-real-recipe", action="store_true",
+                    help="leave out the extra 1-worker build with configs/dumps.toml (floor_ratio_real_recipe)")
     args = ap.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
     from flows.cli import prefect_env
@@ -267,19 +238,19 @@ def main() -> int:
 
     share_temporary_api()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="express-scale-"))
-    quarter, full = work / "RS_2031-01.zst", work / "RS_2031-02.zst"
     load = os.getloadavg()
     print(f"load average before: {load[0]:.1f} on {os.cpu_count()} cores; workdir {work}")
     t0 = time.perf_counter()
-    counts = write_synthetic_dump(full, args.posts)
-    write_synthetic_dump(quarter, args.posts // 4, seed=8)
-    print(f"synthetic dump: {counts['posts']:,} posts, {counts['disclosing'] / counts['posts']:.1%} disclosing, "
-          f"{full.stat().st_size / 2**20:.1f} MiB zst, written in {time.perf_counter() - t0:.0f}s")
+    full = write_dump(work, args.posts, "2031-02", 7)
+    quarter = write_dump(work, args.posts // 4, "2031-01", 8)
+    print(f"synthetic dump: {args.posts:,} posts of 100-300 words (8 % disclosing), {full.stat().st_size / 2**20:.1f} MiB "
+          f"zst ({full.stat().st_size / args.posts:.0f} B a post), written in {time.perf_counter() - t0:.0f}s")
     # this machine's speed drifts (shared host): the floor is the best of three runs before the builds
     # and one after, so the ratio is never flattered by a slow floor
     floors = [floor_rate(full)[0] for _ in range(3)]
-    print(f"floor (decompress + json.loads, 1 core): {max(floors):,.0f} posts/s (runs: "
-          + ", ".join(f"{f:,.0f}" for f in floors) + ")")
+    stdlib_floor = floor_rate(full, "json")[0]
+    print(f"floor (decompress + orjson, 1 core): {max(floors):,.0f} posts/s (runs: "
+          + ", ".join(f"{f:,.0f}" for f in floors) + f"); with the stdlib json: {stdlib_floor:,.0f} posts/s")
     config = str(Path(args.config).resolve()) if args.config else None
     prof = stage_profile(full, args.profile_sample, config)
     per = {k: round(v, 3) for k, v in prof.items() if k != "posts"}
@@ -316,8 +287,16 @@ def main() -> int:
     print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
           f"{2 * floor / r2:.1f}x (2 workers)")
     print(f"release rows: {json.dumps(json.loads(Path(built['release']['manifest']).read_text())['rows'])}")
-    print(json.dumps({"posts": args.posts, "disclosing_share": round(counts["disclosing"] / counts["posts"], 4),
-                      "floor_posts_per_s": round(floor), "posts_per_s_1_worker": round(r1),
+    real = None
+    if not args.skip_real_recipe:  # configs/dumps.toml: language ID and near duplicates on
+        real_secs, real_rss, _ = timed_build(full, work / "wh-real", 1, args.shard_lines,
+                                             str(REPO / "configs" / "dumps.toml"))
+        real = args.posts / real_secs
+        print(f"real recipe (configs/dumps.toml), 1 worker: {real_secs:,.0f}s  {real:,.0f} posts/s  "
+              f"peak RSS {real_rss.peak_mb:,.0f} MB; {floor / real:.1f}x the floor")
+    print(json.dumps({"posts": args.posts, "floor_parser": "orjson", "floor_posts_per_s": round(floor),
+                      "floor_stdlib_posts_per_s": round(stdlib_floor),
+                      "floor_ratio_real_recipe": round(floor / real, 2) if real else None, "posts_per_s_1_worker": round(r1),
                       "posts_per_s_2_workers": round(r2), "speedup_2_workers": round(r2 / r1, 3),
                       "peak_rss_mb": round(max(rss1.peak_mb, rss2.peak_mb)),
                       "peak_rss_mb_largest_process": round(max(rss1.peak_one_mb, rss2.peak_one_mb)),
@@ -326,7 +305,7 @@ def main() -> int:
                                               "2_workers": rss2.roles_mb()},
                       "peak_rss_mb_at_peak": {"1_worker": rss1.at_peak, "2_workers": rss2.at_peak}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
                       "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
-                      "stage_seconds": per, "stage_posts_per_s": round(stage_rate),
+                      "step_seconds": per, "stage_posts_per_s": round(stage_rate),
                       "floor_runs_posts_per_s": [round(f) for f in floors],
                       "build_seconds": {"1_worker": [round(r[0], 1) for r in runs[1]],
                                         "2_workers": [round(r[0], 1) for r in runs[2]]},

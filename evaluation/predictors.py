@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from schemas.config import EvaluateConfig
+from schemas.records import MASK
 
-MASK = "<mask>"
 
 _D = EvaluateConfig()  # defaults live in the recipe schema, once
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from schemas.records import MASK
 PROMPTS_FILE = Path(__file__).parent / "data" / "prompts.toml"
-MASK = "<mask>"
 SELECTIONS = ("none", "random", "nearest")
 DEFAULT_VARIANT = "default"
 _SETTING_KEYS = {"description", "examples", "selection", "system", "user", "max_tokens"}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import regex
 from schemas.lexicon import lexicon_terms
 from schemas.vocabulary import default_vocabulary
-from schemas.records import Disclosure
+from schemas.records import MASK, Disclosure
 
 from extractors.acceptance import NOT_ACCEPTED, ON, AcceptanceModel, hit_features, resolve
 from extractors.patterns import PatternMatcher
@@ -167,7 +167,7 @@ class DisclosureExtractor:
         return results
 
 
-def mask_text(text: str, disclosures: Iterable[Disclosure], mask: str = "<mask>") -> str:
+def mask_text(text: str, disclosures: Iterable[Disclosure], mask: str = MASK) -> str:
     """Replace each disclosure span by the mask token (spans must not overlap)."""
     out: list[str] = []
     pos = 0
