@@ -19,7 +19,7 @@ import numpy as np
 from evaluation.predictors import Item, TrainItem
 
 TFIDF = "tfidf"
-EMBEDDINGS_EXTRA = "pip install 'express[embeddings]'"
+EMBEDDINGS_EXTRA = ".venv/bin/pip install -c constraints.txt -e '.[embeddings]'"
 
 
 class EmbeddingBackendError(RuntimeError):

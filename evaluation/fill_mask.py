@@ -1,6 +1,6 @@
 """Local Hugging Face masked language model from a folder (the paper's RoBERTa baseline).
 
-Optional extra: `pip install 'express[hf]'` (transformers + the CPU torch wheel). `--model` is the
+Optional extra: `pip install -e '.[hf]'` (transformers + the CPU torch wheel). `--model` is the
 model folder; nothing is downloaded. Each mask gets the model's top-k tokens from one forward pass
 over the text; a text longer than the model's window is read in windows centred on each mask, so
 every mask is answered however long the post. Ranks are those of the logits, the order of
@@ -12,7 +12,7 @@ from typing import Any
 
 from evaluation.predictors import MASK, BasePredictor, Item, Prediction, PredictorOptions
 
-HF_EXTRA = "pip install 'express[hf]'"
+HF_EXTRA = ".venv/bin/pip install -c constraints.txt -e '.[hf]'"
 
 
 class FillMaskPredictor(BasePredictor):

@@ -73,7 +73,7 @@ def test_a_named_embedding_model_that_cannot_be_used_stops_instead_of_falling_ba
         monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if the extra were not installed
         assert main(evaluate_args(tiny_release, server, MODEL)) == 2
         err = capsys.readouterr().err
-        assert "needs sentence-transformers" in err and "express[embeddings]" in err and "Traceback" not in err
+        assert "needs sentence-transformers" in err and "-e '.[embeddings]'" in err and "Traceback" not in err
         with pytest.raises(EmbeddingBackendError, match="needs sentence-transformers"):  # the library path too
             evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], "test",
                              "openai-compatible", "few-shot-nearest", model="m-emb",
