@@ -130,6 +130,16 @@ class RedditSsnRecognizer(PatternRecognizer):
                 or digits[5:] == "0000")
 
 
+class NanpShapedPhoneRecognizer(PatternRecognizer):
+    """Numbers written like North American phone numbers (555-123-4567, (555) 123 4567, +1 555.123.4567)
+    whether or not phonenumbers thinks the number is assigned: a made-up or mistyped number is
+    still someone's way of writing their phone."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entity="PHONE_SHAPED", name="NanpShapedPhoneRecognizer", context=[],
+                         patterns=[Pattern("3-3-4 digits", r"(?<![\w.-])(?:\+?1[-. ]?)?(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\w-]|\.\d)", 0.5)])
+
+
 class RedditUserRecognizer(PatternRecognizer):
     """Reddit user handles: u/name and /u/name (3-20 characters), also user/name."""
 
@@ -209,6 +219,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("phone", "PHONE_NUMBER", "[PHONE]", 0.4, _search(_PHONE_HINT),
              lambda: PhoneRecognizer(supported_regions=PHONE_REGIONS, leniency=1, context=[]),
              window=regex.compile(_PHONE_HINT)),
+    Detector("phone", "PHONE_SHAPED", "[PHONE]", 0.5, _search(r"\d{3}\)?[-. ]\d{3}[-. ]\d{4}"), NanpShapedPhoneRecognizer),
     Detector("card", "CREDIT_CARD", "[CARD]", 0.5, _search(r"\d(?:[- ]?\d){11}"), CreditCardRecognizer),
     Detector("ssn", "US_SSN", "[SSN]", 0.5, _search(r"\d{3}[- .]\d\d[- .]\d{4}"), RedditSsnRecognizer),
     Detector("iban", "IBAN_CODE", "[IBAN]", 0.5, _search(r"[A-Za-z]{2}\d\d"), IbanRecognizer),

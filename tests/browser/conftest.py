@@ -14,7 +14,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 SHOTS = Path("/tmp/review-shots")  # the final screenshots, to look at by hand
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # a live Playwright keeps an event loop in this thread: not past its module
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: `make test` installs it "

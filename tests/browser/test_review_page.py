@@ -143,7 +143,7 @@ def test_review_page_keys_buttons_undo_and_resume_after_restart(demo_build, page
     # the next build: each post's masks, re-derived from the run's disclosures with the ledger
     index = ReviewIndex.from_ledger(Ledger(root, rel.dataset))
     run = root / "runs" / rel.manifest()["run_id"]
-    texts = {r["id"]: r["text"] for r in iter_rows(run / "raw_posts.parquet", ["id", "text"])}
+    texts = {r["id"]: r["text"] for f in demo_build["ingest"]["raw_posts"] for r in iter_rows(f, ["id", "text"])}
     rejected = {it["item_id"] for it in items if ana.get(it["item_id"]) == "reject"}
     posts = {it["post_id"] for it in items}
     gone, kept = set(), set()

@@ -93,4 +93,4 @@ def test_cli_export_writes_jsonl_items_and_label_studio_tasks(demo_copy, tmp_pat
     registry = (root / "reviews" / rel.dataset / "items.jsonl").read_text().splitlines()
     assert {json.loads(x)["item_id"] for x in registry} == {r["item_id"] for r in lines}
     assert main(["review", "export", "--release", "nope/v9", "--warehouse", str(root), "--out", str(out)]) == 2
-    assert "no release 'v9'" in capsys.readouterr().err
+    assert "no release 'nope/v9'" in capsys.readouterr().err
