@@ -168,6 +168,32 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
     return 0
 
 
+def scrubber_cost(dump: Path, candidates: int = 400) -> dict[str, float]:
+    """CPU microseconds per post of the PII scrubber on disclosure candidates (what the build scrubs),
+    with names on (NER around capitalised words) and off, in batches as the filter step runs it."""
+    from extractors.disclosures import maskable_terms
+    from extractors.prefilter import Prefilter
+    from filters.pii import KINDS, STRUCTURED_KINDS, Scrubber
+    from sources.dumps import iter_lines, parse_line
+
+    pre, posts = Prefilter(maskable_terms()), []
+    for n, line in iter_lines(dump):
+        post = parse_line(line, str(dump), n, "dump")
+        if getattr(post, "text", None) and pre.selects(post.text):
+            posts.append(post)
+            if len(posts) == candidates:
+                break
+    out = {}
+    for label, kinds in (("names_on", KINDS), ("names_off", STRUCTURED_KINDS)):
+        scrubber = Scrubber(kinds)
+        scrubber.scrub_posts(posts[:8])  # models loaded before the clock starts
+        started = time.process_time()
+        for k in range(0, len(posts), 256):
+            scrubber.scrub_posts(posts[k:k + 256])
+        out[label] = round((time.process_time() - started) / max(1, len(posts)) * 1e6)
+    return out
+
+
 def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[str, float]:
     """Seconds per build step on the first `sample` lines, in one process and one shard, with no
     orchestration: the steps of pipeline/ run as the flow runs them, and each times itself. The
@@ -258,6 +284,9 @@ def main() -> int:
     print(f"steps on {prof['posts']:,} posts in one process, s: "
           + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
           + f"; sum = {stage_rate:,.0f} posts/s = {max(floors) / stage_rate:.1f}x the floor")
+    scrub = scrubber_cost(full)
+    print(f"PII scrubber on disclosure candidates, CPU us/post: names on {scrub['names_on']:,}, "
+          f"names off {scrub['names_off']:,}")
     s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines, config)
     # builds alternate (1, 2, 1, 2 workers, ...) so a slow spell of this shared host hits both; the
     # best time of each is reported, and every run is printed
@@ -305,7 +334,7 @@ def main() -> int:
                                               "2_workers": rss2.roles_mb()},
                       "peak_rss_mb_at_peak": {"1_worker": rss1.at_peak, "2_workers": rss2.at_peak}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
                       "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
-                      "step_seconds": per, "stage_posts_per_s": round(stage_rate),
+                      "scrubber_us_per_post": scrub, "step_seconds": per, "stage_posts_per_s": round(stage_rate),
                       "floor_runs_posts_per_s": [round(f) for f in floors],
                       "build_seconds": {"1_worker": [round(r[0], 1) for r in runs[1]],
                                         "2_workers": [round(r[0], 1) for r in runs[2]]},
