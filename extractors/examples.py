@@ -28,6 +28,21 @@ def usable(disclosures: list[Disclosure], keep_negated: bool) -> list[Disclosure
     return [d for d in disclosures if keep_negated or not d.negated]
 
 
+def drop_reason(found: list[Disclosure], rejected: list[Disclosure], kept: list[Disclosure],
+                cfg: ExtractConfig) -> str | None:
+    """Why a post with these hits (accepted, rejected by the acceptance model, usable) gives no
+    example, or None when it gives one."""
+    if not found:
+        return NOT_ACCEPTED if rejected else "no_disclosure"
+    if not kept:
+        return "only_negated"
+    if len(kept) < cfg.min_masks:
+        return "too_few_masks"
+    if len(kept) > cfg.max_masks:
+        return "too_many_masks"
+    return None
+
+
 def build_examples(
     posts: Iterable[RawPost],
     extractor: DisclosureExtractor,
@@ -60,16 +75,7 @@ def build_examples(
         reason = None
         if review is not None and kept:
             kept, reason = review(post, kept)  # "review_rejected" when review took every mask
-        if reason:
-            pass
-        elif not found:
-            reason = NOT_ACCEPTED if rejected else "no_disclosure"
-        elif not kept:
-            reason = "only_negated"
-        elif len(kept) < cfg.min_masks:
-            reason = "too_few_masks"
-        elif len(kept) > cfg.max_masks:
-            reason = "too_many_masks"
+        reason = reason or drop_reason(found, rejected, kept, cfg)
         if reason:
             funnel.drop(reason)
             if on_drop:

@@ -20,12 +20,12 @@ Review = Callable[[RawPost, list[Disclosure]], tuple[list[Disclosure], "str | No
 
 
 def review_state(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
-    """The dataset's ledger as it stands (root, version, sha256), or None when nothing was reviewed."""
+    """The dataset's ledger as it stands (version, sha256), or None when nothing was reviewed."""
     ledger = Ledger(wh.root, dataset)
     version = ledger.version
     if version == 0:
         return None
-    return {"root": str(wh.root), "dataset": dataset, "version": version, "sha256": ledger.sha256(version)}
+    return {"dataset": dataset, "version": version, "sha256": ledger.sha256(version)}
 
 
 def save_review_state(run_dir: Path, state: dict[str, Any] | None) -> None:
@@ -44,7 +44,8 @@ def run_review(run_dir: Path) -> ReviewIndex | None:
     if not path.exists():
         return None
     state = json.loads(path.read_text())
-    return _index(state["root"], state["dataset"], int(state["version"]))
+    root = run_dir.resolve().parents[1]  # <warehouse>/runs/<run-id>: so a moved warehouse still resumes
+    return _index(str(root), state["dataset"], int(state["version"]))
 
 
 def reviewer(index: ReviewIndex | None) -> Review | None:
