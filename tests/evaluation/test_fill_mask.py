@@ -79,5 +79,5 @@ def test_fill_mask_without_the_extra_names_it(monkeypatch):
     from evaluation.registry import get_predictor
 
     monkeypatch.setitem(sys.modules, "transformers", None)
-    with pytest.raises(ImportError, match=r"pip install 'express\[hf\]'"):
+    with pytest.raises(ImportError, match=r"pip install -c constraints.txt -e '\.\[hf\]'"):
         get_predictor("hf-fill-mask", PredictorOptions(model="/nonexistent"))
