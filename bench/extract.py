@@ -4,17 +4,22 @@ Speed is CPU time of this process (time.process_time), not wall time, because th
 shared, after one untimed pass over the dev file. Prints the figures, then one JSON line.
 
     .venv/bin/python bench/extract.py [--dev PATH] [--posts 20000] [--disclosing 0.1] [--forms extended]
-                                      [--acceptance off]
+                                      [--acceptance off] [--compare-windows]
 
 Quality is also printed per fold (dev split in two by post id, extractors.quality.fold_of), so a
 change can be decided on one fold and confirmed on the other. The acceptance model is measured
 cross-fold: a model trained on fold A (its C and threshold chosen inside A) extracts fold B, and
 the other way round; the shipped model, trained on all of dev, is in-sample on dev and timed.
 `--acceptance off` runs the rules alone throughout.
+
+What spaCy sees is printed too: windows and tokens tagged per dev segment, and the tagger's CPU
+time over them. `--compare-windows` sets today's windows beside those before #17
+(`PreviousWindows`): tokens, tagger and extraction CPU time, and span P/R per fold.
 """
 from __future__ import annotations
 
 import argparse
+from bisect import bisect_right
 import json
 import random
 import sys
@@ -25,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from extractors.acceptance import OFF, ON, SETTINGS  # noqa: E402
 from extractors.acceptance_training import fold_model, labelled_hits  # noqa: E402
-from extractors.disclosures import DisclosureExtractor  # noqa: E402
+from extractors.disclosures import DisclosureExtractor, tagging_text  # noqa: E402
+from extractors import prefilter as pf  # noqa: E402
 from extractors.nlp import load_nlp  # noqa: E402
 from extractors.quality import SpanScore, fold_of, score_folds, score_reachable, score_spans  # noqa: E402
 from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE  # noqa: E402
@@ -33,6 +39,50 @@ from sources.demo import TEMPLATES  # noqa: E402
 
 DEFAULT_DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
 FALLBACK_DEV = Path("/work/shared/data/express-reference/segments_dev.jsonl")
+
+
+class PreviousWindows(pf.Prefilter):
+    """The tagging windows before #17, kept as the reference today's are measured (and tested)
+    against: every feel/felt/feeling with a lexicon word in its phrase opens one, whether or not
+    an "I" (family 1) or a sentence-initial "feeling" (family 3) is there."""
+
+    def windows(self, text: str) -> list[pf.Window]:
+        sites: list[tuple[int, int, bool]] = []
+        bounds: list[tuple[int, int]] = []
+        for m in pf._triggers(text):
+            is_verb = m.group("verb") is not None
+            phrase = pf.VERB_PHRASE if is_verb else pf.BE_PHRASE
+            if not self._lexicon_within(text, m.end(), min(len(text), m.end() + 200), phrase):
+                continue
+            bounds = bounds or list(pf.sentence_spans(text))
+            k = max(0, bisect_right([b for b, _ in bounds], m.start()) - 1)
+            s_start, s_end = min(bounds[k][0], m.start()), bounds[k][1]
+            end = m.end()
+            for _, w in zip(range(phrase), pf._WORD.finditer(text, m.end(), s_end)):
+                end = w.end()
+            end = max(m.end(), min(s_end, end + 1 if end < s_end else end))
+            start = m.start()
+            if is_verb:
+                before = [w.start() for w in pf._WORD.finditer(text, max(s_start, m.start() - 200), m.start())]
+                start = before[-5] if len(before) >= 5 else s_start
+                if m.group("verb").lower() == "feeling" and not pf._PRONOUNISH.search(text, s_start, m.start()):
+                    start = s_start
+            sites.append((start, end, start == s_start))
+        return pf._merge(sites)
+
+
+def tagging_load(prefilter: pf.Prefilter, nlp, texts: list[str]) -> dict[str, float]:
+    """What spaCy sees of `texts` with these windows: windows, tokens, and the tagger's CPU
+    seconds over them alone (best of 2, batches of 256 as extraction runs them)."""
+    windows = [tagging_text(t[w.start:w.end]) for t in texts for w in prefilter.windows(t)]
+    tokens = sum(len(d) for d in nlp.tokenizer.pipe(windows))
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.process_time()
+        for _doc in nlp.pipe(windows, batch_size=256):
+            pass
+        best = min(best, time.process_time() - t0)
+    return {"windows": len(windows), "tokens": tokens, "tagger_s": best}
 
 
 def synthetic_posts(n: int, disclosing: float, seed: int = 7) -> list[str]:
@@ -71,6 +121,8 @@ def main() -> None:
                     help="trigger forms: the reference patterns' only (default) or also extended ones")
     ap.add_argument("--acceptance", choices=SETTINGS, default=ON,
                     help="the shipped acceptance model after the rules (default) or the rules alone")
+    ap.add_argument("--compare-windows", action="store_true",
+                    help="also measure the tagging windows before #17 on the dev file")
     args = ap.parse_args()
 
     ex = DisclosureExtractor(forms=args.forms, acceptance=args.acceptance)
@@ -108,6 +160,13 @@ def main() -> None:
         folds = score_folds(rows, found)
         for fold, s in folds.items():
             print(f"  fold {fold} (dev split by post id) spans: {s}")
+        load = tagging_load(ex.prefilter, ex.nlp, texts)
+        print(f"  spaCy sees {load['windows']} windows, {load['tokens']} tokens "
+              f"({load['tokens'] / len(rows):.1f} a segment); the tagger alone {load['tagger_s']:.3f} s CPU")
+        out.update(tagged_tokens_per_segment=round(load["tokens"] / len(rows), 2),
+                   tagger_cpu_s=round(load["tagger_s"], 3))
+        if args.compare_windows:
+            out.update(compare_windows(rows, ex, cpu, load))
         if args.acceptance == ON:
             print("  (the shipped acceptance model was trained on all of dev: these figures are in-sample)")
         out.update({f"fold_{f.lower()}_precision": round(s.precision, 4) for f, s in folds.items()})
@@ -143,6 +202,36 @@ def main() -> None:
     out.update(posts_per_s=round(len(posts) / cpu), synthetic_words_per_s=round(words / cpu),
                synthetic_posts=len(posts), synthetic_disclosing_share=args.disclosing)
     print(json.dumps(out))
+
+
+def compare_windows(rows: list[dict], ex: DisclosureExtractor, cpu: float, load: dict) -> dict[str, float]:
+    """Today's windows against those before #17 on dev: what spaCy sees, CPU, P/R per fold (the
+    rules alone, and with the extractor's acceptance setting)."""
+    texts = [r["text"] for r in rows]
+    prev = DisclosureExtractor(nlp=ex.nlp, terms=ex.terms, forms=ex.forms, acceptance=ex.model)
+    prev.prefilter = PreviousWindows(ex.terms)
+    list(prev.extract_many(texts))  # untimed, as for today's windows
+    t0 = time.process_time()
+    list(prev.extract_many(texts))
+    prev_cpu = time.process_time() - t0
+    prev_load = tagging_load(prev.prefilter, ex.nlp, texts)
+    out: dict[str, float] = {}
+    print("windows before #17 against today's, on dev:")
+    for name, extractor, c, ld in (("before_17", prev, prev_cpu, prev_load), ("today", ex, cpu, load)):
+        audited = list(extractor.audited(texts))
+        rules = score_folds(rows, [a + b for a, b in audited])
+        kept = score_folds(rows, [a for a, _ in audited])
+        print(f"  {name:9} {ld['tokens']:6} tokens ({ld['tokens'] / len(rows):.1f} a segment), tagger "
+              f"{ld['tagger_s']:.3f} s, extraction {c:.2f} s CPU")
+        for fold in "AB":
+            print(f"  {'':9} fold {fold}: rules {rules[fold]}; kept {kept[fold]}")
+            out.update({f"{name}_fold_{fold.lower()}_rules_precision": round(rules[fold].precision, 4),
+                        f"{name}_fold_{fold.lower()}_rules_recall": round(rules[fold].recall, 4),
+                        f"{name}_fold_{fold.lower()}_precision": round(kept[fold].precision, 4),
+                        f"{name}_fold_{fold.lower()}_recall": round(kept[fold].recall, 4)})
+        out.update({f"{name}_tagged_tokens": ld["tokens"], f"{name}_tagger_cpu_s": round(ld["tagger_s"], 3),
+                    f"{name}_extract_cpu_s": round(c, 3)})
+    return out
 
 
 def cross_fold_figures(rows: list[dict], forms: str) -> dict[str, float]:
