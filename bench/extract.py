@@ -42,9 +42,9 @@ FALLBACK_DEV = Path("/work/shared/data/express-reference/segments_dev.jsonl")
 
 
 class PreviousWindows(pf.Prefilter):
-    """The tagging windows before #17, kept as the reference today's are measured (and tested)
-    against: every feel/felt/feeling with a lexicon word in its phrase opens one, whether or not
-    an "I" (family 1) or a sentence-initial "feeling" (family 3) is there."""
+    """The tagging windows before #17, kept as the reference the shorter ones are measured (and
+    tested) against: verb windows start 5 words before the verb whether or not an "I" is there, and
+    every window ends at the last word of the phrase."""
 
     def windows(self, text: str) -> list[pf.Window]:
         sites: list[tuple[int, int, bool]] = []

@@ -5,9 +5,10 @@ I have/had/'ve/'d been) is followed, within the pattern's phrase length, by a le
 real Reddit most text fails that test, so spaCy tags a small share of the words, and only
 around the trigger (plus the sentence start when family 3 needs it).
 
-A feel/felt/feeling opens a window only where family 1 can use it (a word that may hold "I" among
-the WORDS_BEFORE_VERB words before it) or family 3 can (a sentence-initial "feeling"): on the
-dev file that leaves a tenth fewer tokens to tag with the same disclosures (bench/README.md).
+Each window is as short as the rules allow (measured on the dev file, bench/README.md): it starts
+at the "I" of the trigger (for feel/felt/feeling, the first "I" within WORDS_BEFORE_VERB words;
+with none, only family 3 can use the site, and no window opens unless it can), and it ends
+WORDS_AFTER_TERM words after the phrase's last lexicon word.
 """
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ _I_WORD = regex.compile(r"(?<![^\W_])i(?:m|ma|ve|d)?(?![^\W_])", regex.IGNORECAS
 # Phrase lengths of the paper (words after the trigger).
 VERB_PHRASE = 4
 BE_PHRASE = 3
-WORDS_BEFORE_VERB = 5  # "I" + up to 3 words + the verb, and one word of context
+WORDS_BEFORE_VERB = 5  # where "I" is looked for: "I" + up to 3 words + the verb, and one word more
+WORDS_AFTER_TERM = 1  # words tagged after the phrase's last lexicon word (the tagger's right context)
 
 
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -114,26 +116,44 @@ class Prefilter:
                 if m.group("verb").lower() == "feeling" and not _PRONOUNISH.search(text, s_start, m.start()):
                     start = s_start  # family 3 needs the tags of the whole sentence prefix
                 else:
-                    start = self._before(text, m.start(), s_start, WORDS_BEFORE_VERB)
-                    if not _I_WORD.search(text, start, m.start()):
+                    start = self._subject(text, m.start(), s_start)
+                    if start < 0:
                         continue  # no "I" for family 1, and family 3 cannot apply
             else:
                 start = m.start()
             yield start, end, start == s_start
 
     @staticmethod
-    def _before(text: str, pos: int, floor: int, words: int) -> int:
-        """Start of the `words`-th word before pos, not before floor."""
-        starts = [m.start() for m in _WORD.finditer(text, max(floor, pos - 40 * words), pos)]
-        return starts[-words] if len(starts) >= words else floor
+    def _subject(text: str, pos: int, floor: int) -> int:
+        """Start of the first word that may hold "I" among the WORDS_BEFORE_VERB words before pos
+        (not before floor), or -1."""
+        words = list(_WORD.finditer(text, max(floor, pos - 40 * WORDS_BEFORE_VERB), pos))[-WORDS_BEFORE_VERB:]
+        return next((w.start() for w in words if _I_WORD.search(w.group())), -1)
 
-    @staticmethod
-    def _after(text: str, pos: int, ceil: int, words: int) -> int:
-        """End of the `words`-th word after pos (or of the sentence), not after ceil."""
-        end = pos
-        for _, m in zip(range(words), _WORD.finditer(text, pos, ceil)):
-            end = m.end()
-        return max(pos, min(ceil, end + 1 if end < ceil else end))
+    def _after(self, text: str, pos: int, ceil: int, words: int) -> int:
+        """Where the window after a trigger at pos ends: WORDS_AFTER_TERM words after the last word
+        of the phrase (its first `words` words, up to a stop) that holds a lexicon word, plus one
+        character, within the first `words` words and not after ceil."""
+        found = [m for _, m in zip(range(words), _WORD.finditer(text, pos, ceil))]
+        if not found:
+            return pos
+        stop = _STOP.search(text, pos, found[-1].end())
+        phrase = [_norm(m.group()) for m in found if stop is None or m.end() <= stop.start()]
+        last = len(found) - 1
+        for k in range(len(phrase) - 1, -1, -1):
+            if self._holds_term(phrase, k):
+                last = min(len(found) - 1, k + WORDS_AFTER_TERM)
+                break
+        end = found[last].end()
+        return min(ceil, end + 1 if end < ceil else end)
+
+    def _holds_term(self, words: list[str], k: int) -> bool:
+        """May words[k] hold (or end) a lexicon word? Wider than `_lexicon_within`: any part of a
+        hyphenated word, and the second word of a two-word term, since spaCy tags those as tokens."""
+        w = words[k]
+        if w in self.terms or any(p in self.terms for p in w.split("-")):
+            return True
+        return k > 0 and f"{words[k - 1]} {w}" in self.terms
 
     def is_candidate(self, sentence: str) -> bool:
         return bool(self.windows(sentence))

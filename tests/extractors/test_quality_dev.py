@@ -5,10 +5,10 @@ hand review left out ("I am alone / strong / calm", "I was careful"). The accept
 learns that review from dev gold. It is measured cross-fold: trained on fold A of
 `extractors.quality.fold_of` (its C and threshold chosen inside A) it extracts fold B, and the
 other way round; nothing it is scored on was seen in training. Target: P >= 0.95 at R >= 0.97
-(negated finds count, as gold masks them). Measured when written: train A -> test B P 0.943 /
-R 0.980, train B -> test A P 0.962 / R 0.969, both test folds pooled P 0.953 / R 0.974. The
-pooled figures meet the target; each fold on its own misses it by a few hits, which stays a strict
-xfail. The shipped model is trained on all of dev, so its figures on dev are in-sample only.
+(negated finds count, as gold masks them). Measured with the shorter tagging windows of #17 and
+model acceptance-v2: train A -> test B P 0.956 / R 0.984, train B -> test A P 0.969 / R 0.976,
+both test folds pooled P 0.963 / R 0.980 (the rules alone: P 0.907 / R 0.986 and P 0.924 /
+R 0.986). The shipped model is trained on all of dev, so its figures on dev are in-sample only.
 """
 import json
 
@@ -24,10 +24,10 @@ TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.97
 RULES_RECALL = 0.98              # the rules alone: measured 0.981
 RULES_PRECISION_FLOOR = 0.90     # measured 0.914 (reference forms, the default)
-RULES_FOLD_PRECISION_FLOOR = 0.89  # measured 0.924 (fold A) and 0.905 (fold B)
+RULES_FOLD_PRECISION_FLOOR = 0.89  # measured 0.924 (fold A) and 0.907 (fold B)
 EXTENDED_PRECISION_FLOOR = 0.85  # measured 0.870 with forms="extended"
-CROSS_FOLD_PRECISION_FLOOR = 0.935  # each direction; measured 0.943 and 0.962
-CROSS_FOLD_RECALL_FLOOR = 0.96      # each direction; measured 0.980 and 0.969
+CROSS_FOLD_PRECISION_FLOOR = 0.95  # each direction: the target; measured 0.956 and 0.969
+CROSS_FOLD_RECALL_FLOOR = 0.97     # each direction: the target; measured 0.984 and 0.976
 IN_SAMPLE_PRECISION_FLOOR = 0.97    # the shipped model on the dev it was trained on
 
 
@@ -106,7 +106,6 @@ def test_cross_fold_acceptance_stays_above_floors_in_each_direction(folds):
         assert f["with_model"]["precision"] > f["rules"]["precision"] + 0.03, (name, f)
 
 
-@pytest.mark.xfail(strict=True, reason="A -> B P 0.943, B -> A R 0.969: see module docstring")
 def test_cross_fold_acceptance_meets_the_target_on_each_test_fold(folds):
     for name in ("train_A_test_B", "train_B_test_A"):
         f = folds[name]["with_model"]

@@ -1,17 +1,20 @@
-"""spaCy sees less (#17): today's tagging windows against those before #17 (bench/extract.py's
+"""spaCy sees less (#17): the shortened tagging windows against those before #17 (bench/extract.py's
 `PreviousWindows`), on posts built from our own sentences and, when ../shared exists, on dev.
 
-A feel/felt/feeling with no word that may hold "I" among the 5 words before it opens no window
-unless family 3 can use it; the windows that stay are the same, so every disclosure (with its
-acceptance probability) must be the same.
-"""
+Windows now start at the "I" (a verb without one opens none unless family 3 can use it) and end
+one word after the phrase's last lexicon word. The start side changes no disclosure; the end side
+changes some tags at the window's edge (most often a participle becomes an adjective that family 2
+accepts), so it is held to keeping every earlier hit on our sentences and to P/R per fold on dev."""
 import json
 import random
 
 import pytest
 
+import extractors.prefilter as prefilter
 from bench.extract import PreviousWindows, synthetic_posts
 from extractors.disclosures import DisclosureExtractor
+from extractors.prefilter import Prefilter
+from extractors.quality import score_folds
 
 SENTENCES = [
     "I really do feel so anxious about tomorrow.",
@@ -76,36 +79,57 @@ def extractors():
     return today, before
 
 
+@pytest.fixture
+def full_phrase_end(monkeypatch):
+    """The windows' start side alone: every window ends at the phrase's last word, as before."""
+    monkeypatch.setattr(prefilter, "WORDS_AFTER_TERM", 99)
+
+
 def _texts(pf, text):
     return [text[w.start:w.end] for w in pf.windows(text)]
 
 
-def test_a_verb_without_an_i_opens_no_window_unless_family3_can_use_it(extractors):
-    today, before = extractors
-    for text in ["It makes me feel sad when he leaves.", "You feel happy and they felt tired.",
-                 "That feeling of dread is back."]:
-        assert _texts(today.prefilter, text) == [] and _texts(before.prefilter, text), text
-        assert not today.prefilter.selects(text)
-    for text in ["After a long day at work I really feel so sad about it.", "Ive felt numb for weeks.",
-                 "Work was long. Honestly after the whole day feeling pretty hopeless.",
-                 "so-I feel sad about it.", "Im feeling so sad."]:
-        assert _texts(today.prefilter, text) == _texts(before.prefilter, text) != [], text
-        assert today.prefilter.selects(text)
+def test_verb_window_starts_at_the_i_and_a_verb_without_one_opens_none(extractors):
+    pf = extractors[0].prefilter
+    assert _texts(pf, "After a long day at work I really feel so sad about it.") == ["I really feel so sad about "]
+    assert _texts(pf, "It makes me feel sad when he leaves.") == []
+    assert _texts(pf, "You feel happy and they felt tired.") == []
+    assert _texts(pf, "Work was long. Honestly after the whole day feeling pretty hopeless.") == [
+        "Honestly after the whole day feeling pretty hopeless."]  # family 3: the sentence start
+    assert not pf.selects("It makes me feel sad when he leaves.")
+    assert pf.selects("Ive felt numb for weeks.")
 
 
-def test_fewer_windows_are_tagged_than_before(extractors):
+def test_window_ends_one_word_after_the_last_lexicon_word(extractors):
+    pf = extractors[0].prefilter
+    assert _texts(pf, "I was shocked and my doctor knew it.") == ["I was shocked and "]
+    assert _texts(pf, "I feel sad and lonely in here.") == ["I feel sad and lonely in "]
+    assert _texts(pf, "I feel self-conscious about it.") == ["I feel self-conscious about "]
+
+
+def test_shortened_windows_tag_fewer_words_than_before(extractors):
     today, before = extractors
     posts = _posts()
-    counts = [sum(len(e.prefilter.windows(p)) for p in posts) for e in (today, before)]
-    assert counts[0] <= counts[1] - 10  # the table's "makes me feel", "you feel", "they feel like"
+    chars = [sum(w.end - w.start for p in posts for w in e.prefilter.windows(p)) for e in (today, before)]
+    assert chars[0] < 0.8 * chars[1]
 
 
-def test_todays_windows_give_the_same_disclosures_on_our_sentences(extractors):
+def test_shortened_windows_keep_every_disclosure_on_our_sentences(extractors):
+    """Every hit of before, with the same probability; the shorter right context may turn a
+    participle into an adjective for family 2 (here "I had been depressed for a long time")."""
     today, before = extractors
     posts = _posts() + synthetic_posts(150, disclosing=0.5)
-    then = _found(before, posts)
+    now, then = _found(today, posts), _found(before, posts)
     assert sum(map(len, then)) > 150  # the table really produces hits
-    assert _found(today, posts) == then
+    assert all(set(b) <= set(a) for a, b in zip(now, then))
+    new = [h for a, b in zip(now, then) for h in set(a) - set(b)]
+    assert len(new) <= 0.01 * sum(map(len, then)) and all(h[3].startswith("family2:") for h in new)
+
+
+def test_the_start_side_alone_changes_no_disclosure_on_our_sentences(extractors, full_phrase_end):
+    today, before = extractors
+    posts = _posts(seed=9)
+    assert _found(today, posts) == _found(before, posts)
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +137,23 @@ def dev_rows(shared_reference):
     return [json.loads(line) for line in open(shared_reference / "segments_dev.jsonl", encoding="utf-8")]
 
 
-def test_todays_windows_give_the_same_disclosures_on_dev(extractors, dev_rows):
+def test_dev_start_side_alone_keeps_every_disclosure(extractors, dev_rows, full_phrase_end):
+    """Spans, labels, rules, negation and accept decisions are today's; a probability may move a
+    little where a window no longer merges with its neighbour."""
     today, before = extractors
     texts = [r["text"] for r in dev_rows]
-    assert _found(today, texts) == _found(before, texts)
+    now, then = _found(today, texts), _found(before, texts)
+    assert [[h[:6] for h in x] for x in now] == [[h[:6] for h in x] for x in then]
+    moved = [abs(a[6] - b[6]) for x, y in zip(now, then) for a, b in zip(x, y) if a[6] != b[6]]
+    assert len(moved) <= 3 and max(moved, default=0) < 0.05
+
+
+def test_dev_shortened_windows_lose_no_precision_or_recall_on_either_fold(extractors, dev_rows):
+    today, before = extractors
+    texts = [r["text"] for r in dev_rows]
+    for name, pick in (("rules", lambda k, d: k + d), ("kept", lambda k, d: k)):
+        now = score_folds(dev_rows, [pick(k, d) for k, d in today.audited(texts)])
+        then = score_folds(dev_rows, [pick(k, d) for k, d in before.audited(texts)])
+        for fold in "AB":
+            assert now[fold].precision >= then[fold].precision, (name, fold, now[fold], then[fold])
+            assert now[fold].recall >= then[fold].recall, (name, fold, now[fold], then[fold])
