@@ -133,33 +133,38 @@ class Scrubber:
     def scrub_posts(self, posts: Sequence[RawPost]) -> list[RawPost]:
         """Copies of the posts with scrubbed text fields and no author (one NER batch for all).
 
-        `text` is built from title and selftext (sources/reddit_json.py); no span crosses the blank
-        line between them, so its scrubbed form is rebuilt from theirs instead of scanned again."""
+        `text` (what extraction reads and a release holds) is scrubbed as one string, so the name
+        detector sees the very context the gate later sees; `text` is built from title and
+        selftext (sources/reddit_json.py), and their scrubbed forms are cut back out of it at the
+        blank line between them (placeholders hold none); other layouts are scrubbed field by field."""
         todo: list[str] = []
         for p in posts:
-            todo += [p.title, p.selftext]
-            if not _rebuilt(p):
-                todo.append(p.text)
+            todo.append(p.text)
+            if not _split_back(p):
+                todo += [p.title, p.selftext]
         done = iter(self.scrub_many(todo))
         out = []
         for post in posts:
-            title, selftext = next(done), next(done)
-            if post.text == f"{post.title}\n\n{post.selftext}":
-                text = f"{title}\n\n{selftext}"
-            elif post.text == post.selftext:
-                text = selftext
-            elif post.text == post.title:
-                text = title
-            else:
-                text = next(done)
+            text = next(done)
+            parts = _cut(post, text)
+            title, selftext = parts if parts is not None else (next(done), next(done))
             copy = RawPost(*_FIELD_VALUES(post))  # dataclasses.replace costs 4x more, per kept post
             copy.text, copy.title, copy.selftext, copy.author = text, title, selftext, ""
             out.append(copy)
         return out
 
 
-def _rebuilt(p: RawPost) -> bool:
-    return p.text in (f"{p.title}\n\n{p.selftext}", p.selftext, p.title)
+def _split_back(p: RawPost) -> bool:
+    """Is the text title + blank line + selftext, so both can be cut back out of its scrubbed form?"""
+    return "\n\n" not in p.title and p.text == f"{p.title}\n\n{p.selftext}"
+
+
+def _cut(post: RawPost, text: str) -> tuple[str, str] | None:
+    """(title, selftext) of a scrubbed text built from them, or None (scrub them one by one)."""
+    if not _split_back(post):
+        return None
+    title, sep, selftext = text.partition("\n\n")
+    return (title, selftext) if sep else (text, "")  # a span across the blank line: never the raw fields
 
 
 def _settle(results: list[RecognizerResult]) -> list[RecognizerResult]:
