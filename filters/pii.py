@@ -142,7 +142,7 @@ class Scrubber:
             todo.append(p.text)
             if not _split_back(p):
                 todo += [p.title, p.selftext]
-        done = iter(self.scrub_many(todo))
+        done = iter(self.settled(todo))
         out = []
         for post in posts:
             text = next(done)
@@ -151,6 +151,24 @@ class Scrubber:
             copy = RawPost(*_FIELD_VALUES(post))  # dataclasses.replace costs 4x more, per kept post
             copy.text, copy.title, copy.selftext, copy.author = text, title, selftext, ""
             out.append(copy)
+        return out
+
+
+    def settled(self, texts: Sequence[str], passes: int = 3) -> list[str]:
+        """scrub_many until nothing changes (at most `passes` rounds): replacing one name changes the
+        context the name detector reads for its neighbours, and the gate reads the scrubbed text."""
+        out = self.scrub_many(texts)
+        changed = [i for i, (a, b) in enumerate(zip(texts, out)) if a != b]
+        for _ in range(passes - 1):
+            if not changed:
+                break
+            again = self.scrub_many([out[i] for i in changed])
+            still = []
+            for i, text in zip(changed, again):
+                if text != out[i]:
+                    out[i] = text
+                    still.append(i)
+            changed = still
         return out
 
 
