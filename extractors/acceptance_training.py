@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,15 +89,13 @@ def read_dev(path: str | Path) -> tuple[list[dict[str, Any]], str]:
         raise TrainingDataError(f"{p}: refusing to train on a test/hidden split (only {DEV_NAME} or fixtures)")
     rows = []
     digest = hashlib.sha256()
-    with open(p, "rb") as fh:
-        for line_no, raw in enumerate(fh, start=1):
+    def hashed(fh: Iterable[bytes]) -> Iterator[bytes]:  # the training data's sha256, in the same read
+        for raw in fh:
             digest.update(raw)
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise TrainingDataError(f"{p}:{line_no}: not valid JSON ({exc.msg})") from None
+            yield raw
+
+    with open(p, "rb") as fh:
+        for line_no, row in _json_lines(p, hashed(fh)):
             if not (isinstance(row, dict) and isinstance(row.get("text"), str) and "post_id" in row
                     and isinstance(row.get("gold_spans"), list)
                     and all(isinstance(g, dict) and isinstance(g.get("start"), int) and isinstance(g.get("end"), int)
@@ -108,19 +106,24 @@ def read_dev(path: str | Path) -> tuple[list[dict[str, Any]], str]:
     return rows, digest.hexdigest()
 
 
+def _json_lines(path: Path, lines: Iterable[str | bytes]) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed object) of each non-blank line; bad JSON names the file and line."""
+    for line_no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield line_no, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TrainingDataError(f"{path}:{line_no}: not valid JSON ({exc.msg})") from None
+
+
 def read_review(path: str | Path) -> list[tuple[tuple[str, ...], bool]]:
     """Review decisions as (features, accepted) rows: JSONL of {"features": [...], "accepted": bool}
     (the features of `acceptance.hit_features`, as `DisclosureExtractor.candidates` gives them)."""
     p = Path(path)
     out = []
     with open(p, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TrainingDataError(f"{p}:{line_no}: not valid JSON ({exc.msg})") from None
+        for line_no, row in _json_lines(p, fh):
             if not isinstance(row, dict):
                 row = {}
             feats, ok = row.get("features"), row.get("accepted")
