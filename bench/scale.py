@@ -194,6 +194,17 @@ def scrubber_cost(dump: Path, candidates: int = 400) -> dict[str, float]:
     return out
 
 
+def recipe_with_names(config: str | None, names: bool, work: Path) -> str:
+    """A saved recipe (JSON, as a run saves it) of `config` (or the defaults) with the name
+    detector switched on or off: #17's targets are for names off, #18 bounds names on to 2x."""
+    from pipeline.run import save_recipe
+    from schemas.config import load_recipe, override
+
+    recipe = override(load_recipe(config), "filters", scrub_names=names)
+    stem = Path(config).stem if config else "defaults"
+    return str(save_recipe(recipe, work / f"recipe-{stem}-names-{'on' if names else 'off'}.json"))
+
+
 def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[str, float]:
     """Seconds per build step on the first `sample` lines, in one process and one shard, with no
     orchestration: the steps of pipeline/ run as the flow runs them, and each times itself. The
@@ -205,10 +216,11 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
     from pipeline.filter_shards import filter_shard
     from pipeline.run import save_recipe
     from pipeline.shards import split_input
-    from schemas.config import Recipe, load_recipe
+    from pipeline.run import load_any_recipe
+    from schemas.config import Recipe
     from sources.dumps import iter_lines
 
-    recipe = load_recipe(config) if config else Recipe()
+    recipe = load_any_recipe(config) if config else Recipe()
     with tempfile.TemporaryDirectory() as d:
         out = Path(d)
         head = out / "RS_2031-01.jsonl"
@@ -253,6 +265,11 @@ def main() -> int:
     ap.add_argument("--workdir", help="where dumps and warehouses go (default: a temporary folder)")
     ap.add_argument("--config", help="recipe TOML to build with (default: the built-in defaults, no language "
                                      "or near-duplicate filter), e.g. configs/dumps.toml")
+    ap.add_argument("--names", choices=("off", "on"), default="off",
+                    help="the name detector in every build but the names-cost one (default off: #17's targets are "
+                         "for names off)")
+    ap.add_argument("--skip-names-cost", action="store_true",
+                    help="leave out the extra 1-worker build with the name detector flipped (names_on_cost_ratio)")
     ap.add_argument("--skip-real-recipe", action="store_true",
                     help="leave out the extra 1-worker build with configs/dumps.toml (floor_ratio_real_recipe)")
     args = ap.parse_args()
@@ -277,7 +294,9 @@ def main() -> int:
     stdlib_floor = floor_rate(full, "json")[0]
     print(f"floor (decompress + orjson, 1 core): {max(floors):,.0f} posts/s (runs: "
           + ", ".join(f"{f:,.0f}" for f in floors) + f"); with the stdlib json: {stdlib_floor:,.0f} posts/s")
-    config = str(Path(args.config).resolve()) if args.config else None
+    given = str(Path(args.config).resolve()) if args.config else None
+    config = recipe_with_names(given, args.names == "on", work)
+    print(f"recipe: {args.config or 'built-in defaults'}, name detector {args.names}")
     prof = stage_profile(full, args.profile_sample, config)
     per = {k: round(v, 3) for k, v in prof.items() if k != "posts"}
     stage_rate = prof["posts"] / sum(per.values())
@@ -316,10 +335,18 @@ def main() -> int:
     print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
           f"{2 * floor / r2:.1f}x (2 workers)")
     print(f"release rows: {json.dumps(json.loads(Path(built['release']['manifest']).read_text())['rows'])}")
+    names_ratio = None
+    if not args.skip_names_cost:  # the same build with the name detector flipped: #18's bound is on/off <= 2
+        flipped = recipe_with_names(given, args.names != "on", work)
+        f_secs, _, _ = timed_build(full, work / "wh-names-flipped", 1, args.shard_lines, flipped)
+        on_secs, off_secs = (s1, f_secs) if args.names == "on" else (f_secs, s1)
+        names_ratio = on_secs / off_secs
+        print(f"1 worker, names on {on_secs:,.0f}s vs names off {off_secs:,.0f}s: names on costs {names_ratio:.2f}x")
     real = None
     if not args.skip_real_recipe:  # configs/dumps.toml: language ID and near duplicates on
         real_secs, real_rss, _ = timed_build(full, work / "wh-real", 1, args.shard_lines,
-                                             str(REPO / "configs" / "dumps.toml"))
+                                             recipe_with_names(str(REPO / "configs" / "dumps.toml"),
+                                                               args.names == "on", work))
         real = args.posts / real_secs
         print(f"real recipe (configs/dumps.toml), 1 worker: {real_secs:,.0f}s  {real:,.0f} posts/s  "
               f"peak RSS {real_rss.peak_mb:,.0f} MB; {floor / real:.1f}x the floor")
@@ -342,7 +369,9 @@ def main() -> int:
                       "speedup_pairs": pairs,
                       "host_probe": {"1_worker": [r[2]["host_probe"] for r in runs[1]],
                                      "2_workers": [r[2]["host_probe"] for r in runs[2]]},
-                      "config": args.config, "load_average_before": round(load[0], 2)}))
+                      "config": args.config, "names": args.names,
+                      "names_on_cost_ratio": round(names_ratio, 3) if names_ratio else None,
+                      "load_average_before": round(load[0], 2)}))
     return 0
 
 

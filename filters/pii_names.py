@@ -3,11 +3,13 @@ run only on the words around a cue.
 
 NER is the scrubber's one expensive step, and most sentences of a post hold no capitalized word
 but "I" and the first word. A cue is a word starting with a capital letter that is not a common
-word (spaCy's English stop words and filters/data/pii_name_free_words.txt, less Will and May);
-sentence-initial names ("Mike and I ...") are cues because names are not in those lists. NER reads
-only the WINDOW_WORDS words either side of each cue, within its sentence (the sm model looks a
-few tokens either way): on real Reddit segments that is ~10 % of the words and finds the same
-real names as NER on every sentence (bench/pii.py). Found spans are trimmed to their name words
+word (spaCy's English stop words and filters/data/pii_name_free_words.txt, less Will and May) nor
+a frequent English word by wordfreq that is not a census first name ("Unfortunately", "Facebook"
+are no cues; "Chris" is); a word after a title ("Mrs. Brown") always is. Sentence-initial names
+("Mike and I ...") are cues because names are not in those lists. NER reads only the WINDOW_WORDS
+words either side of each cue, within its sentence (the sm model looks a few tokens either way):
+on real Reddit segments that is ~4 % of the words and finds the same real names as NER on every
+sentence (bench/pii.py). Found spans are trimmed to their name words
 and dropped when no word is capitalized (NER's false names on Reddit text are mostly lower-case
 words or acronyms), when every word is a common or emotion word (an emotion word is never
 replaced), or when they touch a subreddit name or a placeholder.
@@ -39,10 +41,13 @@ _TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
 # not after a title or abbreviation ("Mrs. Thompson" stays one sentence).
 _SENTENCE = regex.compile(r"(?:[^\n.!?]|(?<=\b" + _TITLES + r")\.|[.!?]+(?![\s\"')\]]|$))*"
                           r"(?:[.!?]+[\"')\]]*(?=\s|$)|\n|$)", regex.IGNORECASE)
+_AFTER_TITLE = regex.compile(r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
+                             r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)\.?\s+$")
+_POSSESSIVE = regex.compile(r"['’]s?$")
 _CAPITALIZED = regex.compile(r"(?<![\p{L}\p{N}_'’/\[@#.-])\p{Lu}[\p{L}'’-]*")
 _PROTECTED = regex.compile(r"(?<![\w/])/?r/\w+|\[[A-Z]+\]")  # subreddit names and our placeholders
 _TOKEN = regex.compile(r"\S+")
-WINDOW_WORDS: int | None = 6  # words either side of a cue that NER reads; None = the whole sentence
+WINDOW_WORDS: int | None = 3  # words either side of a cue that NER reads; None = the whole sentence
 _LEAD = regex.compile(r"[^\p{L}]+")
 _TAIL = regex.compile(r"(?:['’]s?)?[^\p{L}]*$")
 _WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
@@ -64,6 +69,18 @@ def sentences(text: str) -> Iterator[tuple[int, str]]:
             yield m.start(), m.group()
 
 
+COMMON_ZIPF = 4.0  # wordfreq's Zipf scale: 4.0 is once per 100,000 English words
+
+
+@lru_cache(maxsize=65536)
+def is_frequent_word(lower: str) -> bool:
+    """A frequent English word (wordfreq) that is not a census first name: "Funny", "Unfortunately",
+    "Facebook" or "Chicago" capitalized are no reason to run NER; "Chris" or "David" still are."""
+    from wordfreq import zipf_frequency
+
+    return lower not in census_first_names() and zipf_frequency(lower, "en") >= COMMON_ZIPF
+
+
 def name_cues(sentence: str) -> list[tuple[int, int]]:
     """Spans of the capitalized words that are not common words (see module doc)."""
     common = name_free_words()
@@ -72,8 +89,10 @@ def name_cues(sentence: str) -> list[tuple[int, int]]:
         word = m.group()
         if len(word) > 1 and word.isupper():  # ADHD, OMG, NTA: acronyms, not names
             continue
-        if word.lower() not in common:
-            cues.append(m.span())
+        lower = _POSSESSIVE.sub("", word.lower())
+        if lower not in common and not (COMMON_ZIPF is not None and is_frequent_word(lower)) \
+                or _AFTER_TITLE.search(sentence, max(0, m.start() - 8), m.start()):
+            cues.append(m.span())  # "Mrs. Brown": a word after a title is a cue, however frequent
     return cues
 
 
@@ -148,7 +167,13 @@ class _NerOnlyEngine(SpacyNlpEngine):
 
 
 class NameFinder:
-    """PERSON spans of many texts at once: one nlp.pipe over all their candidate sentences."""
+    """PERSON spans of many texts at once: one nlp.pipe over all their candidate sentences.
+
+    A piece's spans depend on its text alone, so they are remembered (the last MEMO_PIECES
+    pieces): the scrubber's second pass over a changed post re-tags only the pieces around what
+    the first pass replaced."""
+
+    MEMO_PIECES = 8192
 
     def __init__(self, batch_size: int = 64) -> None:
         from extractors.nlp import MODEL
@@ -167,21 +192,30 @@ class NameFinder:
         for r in self.recognizers:
             r.load()
         self.batch_size = batch_size
+        self._memo: dict[str, list[tuple[int, int, float]]] = {}
 
     def find_many(self, texts: Sequence[str]) -> list[list[RecognizerResult]]:
         found: list[list[RecognizerResult]] = [[] for _ in texts]
-        where, pieces = [], []
-        for i, text in enumerate(texts):
-            for off, sentence in candidate_sentences(text):
-                where.append((i, off))
-                pieces.append(sentence)
-        batch = self.engine.process_batch(pieces, "en", batch_size=self.batch_size)
-        for (i, off), sentence, (_, artifacts) in zip(where, pieces, batch):
-            for r in (r for rec in self.recognizers for r in rec.analyze(sentence, ["PERSON"], artifacts)):
-                span = _clean(sentence, r.start, r.end)
-                if span is not None:
-                    found[i].append(RecognizerResult("PERSON", span[0] + off, span[1] + off, r.score))
+        where = [(i, off, piece) for i, text in enumerate(texts) for off, piece in candidate_sentences(text)]
+        for stale in list(self._memo)[:max(0, len(self._memo) - self.MEMO_PIECES)]:
+            del self._memo[stale]  # before tagging: this call's pieces all stay until it returns
+        self._tag({piece for _, _, piece in where if piece not in self._memo})
+        for i, off, piece in where:
+            found[i] += [RecognizerResult("PERSON", a + off, b + off, score) for a, b, score in self._memo[piece]]
         return found
+
+    def _tag(self, pieces: set[str]) -> None:
+        """Run NER on the pieces and remember their cleaned spans."""
+        if not pieces:
+            return
+        todo = sorted(pieces)  # a set's order varies between processes; the batches need not
+        for piece, (_, artifacts) in zip(todo, self.engine.process_batch(todo, "en", batch_size=self.batch_size)):
+            spans = []
+            for r in (r for rec in self.recognizers for r in rec.analyze(piece, ["PERSON"], artifacts)):
+                span = _clean(piece, r.start, r.end)
+                if span is not None:
+                    spans.append((span[0], span[1], r.score))
+            self._memo[piece] = spans
 
 
 def _clean(sentence: str, start: int, end: int) -> tuple[int, int] | None:
