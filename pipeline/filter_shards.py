@@ -150,7 +150,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
         with ParquetSink(tmp_name(posts_path), RAW_POSTS) as posts, \
              ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
             kept = run_filters(records, stateless, funnel,
-                               lambda r, why: dropped.write(quarantine_row("ingest", r, why)))
+                               lambda r, why: dropped.write(quarantine_row("ingest", r, why, why != NO_DISCLOSURE)))
             for post in scrubbed(kept, Scrubber.from_config(recipe.filters) if recipe.filters.scrub_pii else None):
                 posts.write_record(post)
                 if keys is not None:

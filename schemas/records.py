@@ -171,8 +171,9 @@ class Malformed:
 
 
 def quarantine_row(stage: str, rec: RawPost | Malformed, reason: str, with_text: bool = True) -> dict[str, Any]:
-    """A QUARANTINE row. Posts dropped after ingest may leave the text out, since the run's
-    posts.parquet already holds it (raw posts are stored once, keyed by id)."""
+    """A QUARANTINE row. A post may leave its text out where it is stored elsewhere: dropped after
+    ingest (the run's posts.parquet holds it, keyed by id), or dropped by the disclosure prefilter
+    (most of a dump: its file and line point at it, and writing its text cost a third of a build)."""
     if isinstance(rec, Malformed):
         return {"stage": stage, "reason": rec.reason, "post_id": None, "source_file": rec.source_file,
                 "source_line": rec.source_line, "raw": rec.raw}

@@ -260,9 +260,24 @@ def test_posts_the_disclosure_prefilter_rejects_are_dropped_before_language_id_a
     assert "jane.doe@example.com" not in kept[0]["text"]  # candidates are scrubbed
     dropped = pq.read_table(Path(shard["path"]) / "quarantine-ingest.parquet").to_pylist()
     assert [(q["post_id"], q["reason"]) for q in dropped] == [("p1", "no_disclosure"), ("p2", "no_disclosure")]
-    assert "jane.doe@example.com" in dropped[0]["raw"]  # quarantined as read: never in a release
+    assert [(q["source_line"], q["raw"]) for q in dropped] == [(2, None), (3, None)]  # pointed at, not copied
     keys = pq.read_table(Path(shard["path"]) / "dup-keys.parquet").num_rows
     assert keys == 2  # duplicate keys of candidates only
+
+
+def test_the_quarantine_keeps_the_text_of_every_drop_but_the_prefilters(tmp_path):
+    """`no_disclosure` drops (most of a dump) are pointed at by file and line; any other drop keeps
+    its text as read, so a reason can be checked without the input at hand."""
+    nsfw = json.loads(_post(1, "I feel so guilty about what I told my brother at the dinner last night"))
+    lines = [_post(0, "We drove to the coast on Sunday and the weather was grey all weekend", False),
+             json.dumps({**nsfw, "over_18": True})]
+    recipe = save_recipe(load_recipe(REPO / "configs" / "demo.toml"), tmp_path / "recipe.json")
+    [shard] = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 10).shards
+    done = filter_shard(shard, str(recipe))
+    assert done.funnel.dropped == {"no_disclosure": 1, "nsfw": 1} and done.funnel.kept == 0
+    dropped = {q["reason"]: q for q in pq.read_table(Path(shard["path"]) / "quarantine-ingest.parquet").to_pylist()}
+    assert (dropped["no_disclosure"]["source_line"], dropped["no_disclosure"]["raw"]) == (1, None)
+    assert dropped["nsfw"]["raw"].startswith("t\n\nI feel so guilty about what I told my brother")
 
 
 def test_a_near_copy_of_a_post_without_disclosure_is_kept(tmp_path):
