@@ -20,7 +20,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from filters.pii_recognizers import DETECTORS, STRUCTURED_KINDS, windows  # first: it imports Presidio without torch
+from filters.pii_recognizers import DETECTORS, STRUCTURED_KINDS, digit_context, windows  # first: it imports Presidio without torch
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NoOpNlpEngine
 from presidio_anonymizer import AnonymizerEngine
@@ -93,7 +93,8 @@ class Scrubber:
                                                       "tldextract", "spacy")}}
 
     def _structured(self, text: str) -> list[RecognizerResult]:
-        hinted = [d for d in self.detectors if d.hint(text)]
+        digits = digit_context(text)
+        hinted = [d for d in self.detectors if d.hint(text, digits)]
         whole = [d.entity for d in hinted if d.window is None]
         results = self.analyzer.analyze(text, "en", entities=whole) if whole else []
         for d in hinted:
@@ -104,10 +105,10 @@ class Scrubber:
                         results.append(r)
         return [r for r in results if r.score >= self._min_score[r.entity_type]]
 
-    def find_many(self, texts: Sequence[str], names: bool = True) -> list[list[Found]]:
+    def find_many(self, texts: Sequence[str], names: bool = True, structured: bool = True) -> list[list[Found]]:
         """The spans that would be replaced in each text (non-overlapping, in text order)."""
         texts = list(texts)
-        per_text = [self._structured(t) if t else [] for t in texts]
+        per_text = [self._structured(t) if t and structured else [] for t in texts]
         if self.names is not None and names:
             for found, people in zip(per_text, self.names.find_many(texts)):
                 found.extend(people)
@@ -116,9 +117,9 @@ class Scrubber:
     def find(self, text: str) -> list[Found]:
         return self.find_many([text])[0]
 
-    def scrub_many(self, texts: Sequence[str]) -> list[str]:
+    def scrub_many(self, texts: Sequence[str], structured: bool = True) -> list[str]:
         texts = list(texts)
-        return [self._replace(t, spans) for t, spans in zip(texts, self.find_many(texts))]
+        return [self._replace(t, spans) for t, spans in zip(texts, self.find_many(texts, structured=structured))]
 
     def scrub(self, text: str) -> str:
         return self.scrub_many([text])[0]
@@ -156,13 +157,15 @@ class Scrubber:
 
     def settled(self, texts: Sequence[str], passes: int = 3) -> list[str]:
         """scrub_many until nothing changes (at most `passes` rounds): replacing one name changes the
-        context the name detector reads for its neighbours, and the gate reads the scrubbed text."""
+        context the name detector reads for its neighbours, and the gate reads the scrubbed text.
+        Later rounds look for names only: a placeholder (bracketed) cannot complete an e-mail, URL,
+        number or handle, and the name detector re-tags only the pieces a replacement changed."""
         out = self.scrub_many(texts)
-        changed = [i for i, (a, b) in enumerate(zip(texts, out)) if a != b]
+        changed = [i for i, (a, b) in enumerate(zip(texts, out)) if a != b] if self.names is not None else []
         for _ in range(passes - 1):
             if not changed:
                 break
-            again = self.scrub_many([out[i] for i in changed])
+            again = self.scrub_many([out[i] for i in changed], structured=False)
             still = []
             for i, text in zip(changed, again):
                 if text != out[i]:

@@ -6,7 +6,8 @@ with any real TLD (Presidio knows a fixed list), e-mail domains checked against 
 public-suffix list (Presidio's default asks the internet for it), US SSNs that are only
 refused for impossible number groups, and Reddit `u/` handles, `@handles` and Discord tags.
 Each recognizer has a cheap hint: a test that is true of every text it can match, so most texts
-never reach its patterns.
+never reach its patterns. Hints that need digits look only at the few characters around the
+text's digits (digit_context), which made the hints ~30x cheaper on 100-300-word posts.
 """
 from __future__ import annotations
 
@@ -178,7 +179,7 @@ class Detector:
     entity: str
     placeholder: str
     min_score: float
-    hint: Callable[[str], bool]
+    hint: Callable[[str, str], bool]  # (text, digit_context(text)) -> may the recognizer match?
     make: Callable[[], EntityRecognizer]
     window: regex.Pattern | None = None  # when set: run only on text around its matches (see windows())
 
@@ -206,25 +207,65 @@ def windows(text: str, pattern: regex.Pattern) -> list[tuple[int, int]]:
     return out
 
 
-def _search(pattern: str) -> Callable[[str], bool]:
-    """A hint from a case-sensitive `re` pattern (several times cheaper than IGNORECASE `regex`)."""
+_DIGIT_RUN = re.compile(r"\d+")
+DIGIT_MARGIN = 8  # characters kept either side of a digit run: more than any gap a digit hint allows
+
+
+def digit_context(text: str) -> str:
+    """The text around its digit runs (runs closer than 2 * DIGIT_MARGIN merged), pieces joined by
+    line breaks. Every digit pattern below allows at most 3 characters between two digits and 2
+    before the first, so it matches here wherever it matches the text; this is a few dozen
+    characters of a post, where scanning the whole post with each pattern cost ~25 us."""
+    pieces: list[str] = []
+    start = end = -1
+    for m in _DIGIT_RUN.finditer(text):
+        lo, hi = max(0, m.start() - DIGIT_MARGIN), m.end() + DIGIT_MARGIN
+        if lo <= end:
+            end = hi
+            continue
+        if end >= 0:
+            pieces.append(text[start:end])
+        start, end = lo, hi
+    if end >= 0:
+        pieces.append(text[start:end])
+    return "\n".join(pieces)
+
+
+def _in_digits(pattern: str) -> Callable[[str, str], bool]:
+    """A hint for a pattern that needs digits: searched in the digit context only."""
     compiled = re.compile(pattern)
-    return lambda text: compiled.search(text) is not None
+    return lambda text, digits: bool(digits) and compiled.search(digits) is not None
+
+
+def _search(pattern: str, needs: str = "") -> Callable[[str, str], bool]:
+    """A hint from a case-sensitive `re` pattern over the whole text (several times cheaper than
+    IGNORECASE `regex`), tried only when the text holds `needs`."""
+    compiled = re.compile(pattern)
+    return lambda text, digits: needs in text and compiled.search(text) is not None
+
+
+def _ip_hint(text: str, digits: str) -> bool:
+    """IPv4 needs digits; IPv6 may have none ("fe80::abcd") but always a colon before a hex group."""
+    return (_IPV4_HINT.search(digits) is not None) or (":" in text and _IPV6_HINT.search(text) is not None)
+
+
+_IPV4_HINT = re.compile(r"\d\.\d{1,3}\.\d")
+_IPV6_HINT = re.compile(r"::|:[0-9A-Fa-f]{1,4}:")  # starts with a literal: scanned fast
 
 
 DETECTORS: tuple[Detector, ...] = (
-    Detector("email", "EMAIL_ADDRESS", "[EMAIL]", 0.5, lambda t: "@" in t, OfflineEmailRecognizer),
-    Detector("url", "URL", "[URL]", 0.5, _search(r"[A-Za-z0-9-]\.[A-Za-z]{2}"), PublicSuffixUrlRecognizer),
-    Detector("ip", "IP_ADDRESS", "[IP]", 0.5, _search(r"\d\.\d{1,3}\.\d|::|[0-9A-Fa-f]:[0-9A-Fa-f]{1,4}:"), IpRecognizer),
-    Detector("phone", "PHONE_NUMBER", "[PHONE]", 0.4, _search(_PHONE_HINT),
+    Detector("email", "EMAIL_ADDRESS", "[EMAIL]", 0.5, lambda t, d: "@" in t, OfflineEmailRecognizer),
+    Detector("url", "URL", "[URL]", 0.5, _search(r"\.[A-Za-z]{2}"), PublicSuffixUrlRecognizer),
+    Detector("ip", "IP_ADDRESS", "[IP]", 0.5, _ip_hint, IpRecognizer),
+    Detector("phone", "PHONE_NUMBER", "[PHONE]", 0.4, _in_digits(_PHONE_HINT),
              lambda: PhoneRecognizer(supported_regions=PHONE_REGIONS, leniency=1, context=[]),
              window=regex.compile(_PHONE_HINT)),
-    Detector("phone", "PHONE_SHAPED", "[PHONE]", 0.5, _search(r"\d{3}\)?[-. ]\d{3}[-. ]\d{4}"), NanpShapedPhoneRecognizer),
-    Detector("card", "CREDIT_CARD", "[CARD]", 0.5, _search(r"\d(?:[- ]?\d){11}"), CreditCardRecognizer),
-    Detector("ssn", "US_SSN", "[SSN]", 0.5, _search(r"\d{3}[- .]\d\d[- .]\d{4}"), RedditSsnRecognizer),
-    Detector("iban", "IBAN_CODE", "[IBAN]", 0.5, _search(r"[A-Za-z]{2}\d\d"), IbanRecognizer),
-    Detector("user", "REDDIT_USER", "[USER]", 0.5, _search(r"[Uu](?:[Ss][Ee][Rr])?/"), RedditUserRecognizer),
-    Detector("user", "AT_HANDLE", "[USER]", 0.5, lambda t: "@" in t, AtHandleRecognizer),
-    Detector("user", "DISCORD_TAG", "[USER]", 0.5, _search(r"#\d{4}"), DiscordTagRecognizer),
+    Detector("phone", "PHONE_SHAPED", "[PHONE]", 0.5, _in_digits(r"\d{3}\)?[-. ]\d{3}[-. ]\d{4}"), NanpShapedPhoneRecognizer),
+    Detector("card", "CREDIT_CARD", "[CARD]", 0.5, _in_digits(r"\d(?:[- ]?\d){11}"), CreditCardRecognizer),
+    Detector("ssn", "US_SSN", "[SSN]", 0.5, _in_digits(r"\d{3}[- .]\d\d[- .]\d{4}"), RedditSsnRecognizer),
+    Detector("iban", "IBAN_CODE", "[IBAN]", 0.5, _in_digits(r"[A-Za-z]{2}\d\d"), IbanRecognizer),
+    Detector("user", "REDDIT_USER", "[USER]", 0.5, _search(r"[Uu](?:[Ss][Ee][Rr])?/", needs="/"), RedditUserRecognizer),
+    Detector("user", "AT_HANDLE", "[USER]", 0.5, lambda t, d: "@" in t, AtHandleRecognizer),
+    Detector("user", "DISCORD_TAG", "[USER]", 0.5, _in_digits(r"#\d{4}"), DiscordTagRecognizer),
 )
 STRUCTURED_KINDS = tuple(dict.fromkeys(d.kind for d in DETECTORS))

@@ -118,7 +118,8 @@ def test_hints_and_windows_never_skip_a_match():
               "192.168.1.24", "fe80::1ff:fe23:4567:890a", "::1", "1.2.3", "mail me: a.b+c@mail.co.uk",
               "see WWW.Example.COM/x", "https://t.co/abc?x=1.", "reddit.com/u/someone", "ask /u/bob_22 or u/x",
               "USER/abc_def", "@jane_doe", "jake#1234", "I’m **so** sad 😬 #1", "johnsmith.ai", "sad.it", "\n\n",
-              " ", "—", "5", "55", "-", ".", ":"]
+              " ", "—", "5", "55", "-", ".", ":",
+              "\u0665\u0665\u0665-\u0661\u0662\u0663-\u0664\u0665\u0666\u0667", "12 abc 34 de 56", "a" * 30 + "1234567"]
     rng = random.Random(11)
     texts = pieces + ["".join(rng.choice(pieces) + rng.choice(["", " ", "\n", ".", "-", " x "])
                               for _ in range(rng.randint(2, 8))) for _ in range(150)]
