@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from schemas.jsonl import read_jsonl
 from schemas.lexicon import Decomposition
 
 from evaluation.metrics import express_scores
@@ -26,15 +27,8 @@ def read_predictions(path: str | Path, labels_field: str = "labels",
             for line_no, row in enumerate(reader, start=2):
                 yield _pair(row, p, line_no, labels_field, output_field)
         return
-    with open(p, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{p}:{line_no}: not valid JSON ({exc.msg})") from exc
-            yield _pair(row, p, line_no, labels_field, output_field)
+    for line_no, row in read_jsonl(p):
+        yield _pair(row, p, line_no, labels_field, output_field)
 
 
 def _pair(row: dict[str, Any], p: Path, line_no: int, labels_field: str, output_field: str) -> tuple[list[str], str | None]:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from schemas.jsonl import parse_jsonl, read_jsonl
+
 from extractors.acceptance import FEATURE_SET, OPEN_PREFIXES, AcceptanceModel, model_from_dict
 from extractors.quality import SpanScore, fold_of
 
@@ -95,8 +97,8 @@ def read_dev(path: str | Path) -> tuple[list[dict[str, Any]], str]:
             yield raw
 
     with open(p, "rb") as fh:
-        for line_no, row in _json_lines(p, hashed(fh)):
-            if not (isinstance(row, dict) and isinstance(row.get("text"), str) and "post_id" in row
+        for line_no, row in parse_jsonl(hashed(fh), p, TrainingDataError):
+            if not (isinstance(row.get("text"), str) and "post_id" in row
                     and isinstance(row.get("gold_spans"), list)
                     and all(isinstance(g, dict) and isinstance(g.get("start"), int) and isinstance(g.get("end"), int)
                             for g in row["gold_spans"])):
@@ -106,30 +108,16 @@ def read_dev(path: str | Path) -> tuple[list[dict[str, Any]], str]:
     return rows, digest.hexdigest()
 
 
-def _json_lines(path: Path, lines: Iterable[str | bytes]) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) of each non-blank line; bad JSON names the file and line."""
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield line_no, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TrainingDataError(f"{path}:{line_no}: not valid JSON ({exc.msg})") from None
-
-
 def read_review(path: str | Path) -> list[tuple[tuple[str, ...], bool]]:
     """Review decisions as (features, accepted) rows: JSONL of {"features": [...], "accepted": bool}
     (the features of `acceptance.hit_features`, as `DisclosureExtractor.candidates` gives them)."""
     p = Path(path)
     out = []
-    with open(p, encoding="utf-8") as fh:
-        for line_no, row in _json_lines(p, fh):
-            if not isinstance(row, dict):
-                row = {}
-            feats, ok = row.get("features"), row.get("accepted")
-            if not (isinstance(feats, list) and all(isinstance(f, str) for f in feats) and isinstance(ok, bool)):
-                raise TrainingDataError(f"{p}:{line_no}: needs 'features' (list of strings) and 'accepted' (bool)")
-            out.append((tuple(feats), ok))
+    for line_no, row in read_jsonl(p, TrainingDataError):
+        feats, ok = row.get("features"), row.get("accepted")
+        if not (isinstance(feats, list) and all(isinstance(f, str) for f in feats) and isinstance(ok, bool)):
+            raise TrainingDataError(f"{p}:{line_no}: needs 'features' (list of strings) and 'accepted' (bool)")
+        out.append((tuple(feats), ok))
     return out
 
 

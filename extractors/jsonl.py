@@ -1,10 +1,13 @@
-"""`express extract`: JSONL in ({"id", "text"} per line), JSONL out, one line per input line, same order."""
+"""`express extract`: JSONL in ({"id", "text"} per line), JSONL out, one line per (non-blank) input line,
+same order."""
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from schemas.jsonl import read_jsonl
 
 from extractors.acceptance import ON
 from extractors.disclosures import DisclosureExtractor, mask_text
@@ -18,22 +21,16 @@ class InputError(ValueError):
 
 
 def read_inputs(path: str | Path) -> Iterator[tuple[Any, str]]:
-    p = Path(path)
-    with open(p, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{p}:{line_no}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(obj, dict) or "id" not in obj or not isinstance(obj.get("text"), str):
-                raise InputError(f"{p}:{line_no}: each line needs an 'id' and a string 'text'")
-            yield obj["id"], obj["text"]
+    for line_no, obj in read_jsonl(path, InputError):
+        if "id" not in obj or not isinstance(obj.get("text"), str):
+            raise InputError(f"{path}:{line_no}: each line needs an 'id' and a string 'text'")
+        yield obj["id"], obj["text"]
 
 
 def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool = False,
                   extractor: DisclosureExtractor | None = None, workers: int = 1,
                   forms: str = REFERENCE, acceptance: str = ON) -> int:
-    """Write one result per input line; returns the number of lines written.
+    """Write one result per non-blank input line; returns the number of lines written.
 
     `workers` > 1 spreads the texts over that many processes; the output is the same.
     `acceptance` "off" lists every hit of the rules (the default drops those the model rejects).

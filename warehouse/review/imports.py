@@ -11,6 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from schemas.jsonl import parse_jsonl
+
 from warehouse.review.labelstudio import DECISION_CONTROL
 from warehouse.review.ledger import VERDICTS, Entry, Ledger, now
 from warehouse.review.registry import load_registry
@@ -93,16 +95,8 @@ def _time(value: Any, where: str) -> str:
 
 def _jsonl(p: Path, text: str, registry: dict[str, list[dict[str, Any]]], reviewer: str | None) -> ImportResult:
     entries = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, row in parse_jsonl(text.split("\n"), p, ReviewInputError):
         where = f"{p}:{n}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ReviewInputError(f"{where}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise ReviewInputError(f"{where}: each line must be a JSON object")
         item = _item(registry, row.get("item_id"), where)
         decision = _decision(row.get("decision"), where)
         who = row.get("reviewer") or reviewer

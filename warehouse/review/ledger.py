@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from schemas.jsonl import read_jsonl
+
 from warehouse.locking import file_lock
 
 SCHEMA = "express-review-ledger/1"
@@ -148,14 +150,7 @@ class Ledger:
             raise LedgerError(f"{self.dir}: ledger version {version} does not exist (latest is {len(files)})")
         out = []
         for path in files[since:version]:
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise LedgerError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
-                out.append(entry_from_json(row, f"{path}:{n}"))
+            out.extend(entry_from_json(row, f"{path}:{n}") for n, row in read_jsonl(path, LedgerError))
         return out
 
     def sha256(self, version: int | None = None) -> str:

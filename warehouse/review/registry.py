@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from schemas.jsonl import read_jsonl
+
 from warehouse.locking import file_lock
 from warehouse.review.items import ReviewItem
 from warehouse.review.ledger import LedgerError, reviews_dir, write_atomic
@@ -49,13 +51,8 @@ def _read(path: Path) -> dict[str, dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     if not path.exists():
         return rows
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise LedgerError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
-            rows[row["item_id"]] = row
+    for _, row in read_jsonl(path, LedgerError):
+        rows[row["item_id"]] = row
     return rows
 
 
