@@ -81,3 +81,11 @@ def test_a_damaged_ledger_line_is_reported_with_file_and_line(tmp_path):
     (ledger.dir / "000003.jsonl").write_text("")
     with pytest.raises(LedgerError, match="batch 000002 is missing"):
         ledger.read()
+
+
+def test_a_context_word_holding_a_unicode_line_separator_reads_back_as_written(tmp_path):
+    """Reddit text can hold U+2028/U+0085; the ledger writes them raw, so reading must split on \\n only."""
+    ledger = Ledger(tmp_path, "ds")
+    e = entry("a", "accept", left=["so\u2028tired", "of\x85this"], right=["today\u2029"])
+    ledger.append([e, entry("b", "reject")])
+    assert ledger.read() == [e, entry("b", "reject")]
