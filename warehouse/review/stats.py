@@ -13,6 +13,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from schemas.agreement import cohen_kappa, fleiss_kappa
+
 from warehouse.review.ledger import VERDICTS, Entry, Ledger, consensus, datasets_with_reviews, latest_by_reviewer
 
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
@@ -94,8 +96,6 @@ def _ratings(standing: dict[str, dict[str, Entry]]) -> dict[str, dict[str, str]]
 
 def agreement(ratings: dict[str, dict[str, str]]) -> dict[str, Any]:
     """Cohen's kappa for each pair on the items both rated; Fleiss' kappa on the items all rated."""
-    from evaluation.agreement import cohen_kappa, fleiss_kappa  # the project's one implementation
-
     names = sorted(ratings)
     pairs = []
     for a, b in combinations(names, 2):
