@@ -75,6 +75,10 @@ def test_extract_bad_line_names_file_and_line(tmp_path, extractor):
     with pytest.raises(InputError, match=r"in.jsonl:2"):
         extract_jsonl(src, tmp_path / "out.jsonl", extractor=extractor)
     assert not (tmp_path / "out.jsonl").exists()
+    src.write_text('{"id": 1, "text": "ok"}\n\n{"id": 2, "text": "fine"}\n[3]\n')  # a blank line is skipped, still counted
+    with pytest.raises(InputError, match=r"in.jsonl:4: each line must be a JSON object"):
+        extract_jsonl(src, tmp_path / "out.jsonl", extractor=extractor)
+    assert not (tmp_path / "out.jsonl").exists()
 
 
 def test_chunk_bounds_do_not_change_what_is_found_or_its_order(extractor, monkeypatch):

@@ -82,3 +82,19 @@ def test_a_failed_gate_prints_its_failed_checks_briefly_and_publishes_nothing(pr
     lines = short_error(proc, "quality gate failed", "nothing published", max_lines=4)
     assert any("label" in line for line in lines)
     assert not list(wh.glob("express-demo/v*"))
+
+
+@pytest.mark.parametrize("command", [
+    ["score", "--predictions", "{f}"],
+    ["agreement", "{f}", "{f}"],
+    ["extract", "--input", "{f}", "--output", "{out}"],
+])
+def test_a_jsonl_line_that_is_not_an_object_names_the_file_and_line(tmp_path, command):
+    """One reader (schemas.jsonl) for every JSONL input: a blank line is skipped but counted."""
+    f = tmp_path / "in.jsonl"
+    f.write_text(json.dumps({"id": "1", "text": "I feel sad", "label": "sad", "labels": ["sad"], "output": "sad"})
+                 + "\n\n[1, 2]\n")
+    out = tmp_path / "out.jsonl"
+    proc = express(*(a.format(f=f, out=out) for a in command))
+    [line] = short_error(proc, f"{f}:3: each line must be a JSON object")
+    assert line.startswith(f"express {command[0]}: ") and not out.exists()
