@@ -6,10 +6,10 @@ but "I" and the first word. A cue is a word starting with a capital letter that 
 word (spaCy's English stop words and filters/data/pii_name_free_words.txt, less Will and May) nor
 a frequent English word by wordfreq that is not a census first name ("Unfortunately", "Facebook"
 are no cues; "Chris" is); a word after a title ("Mrs. Brown") always is. Sentence-initial names
-("Mike and I ...") are cues because names are not in those lists. NER reads only the WINDOW_WORDS
-words either side of each cue, within its sentence (the sm model looks a few tokens either way):
-on real Reddit segments that is ~4 % of the words and finds the same real names as NER on every
-sentence (bench/pii.py). Found spans are trimmed to their name words
+("Mike and I ...") are cues because names are not in those lists. NER reads only the WINDOW
+words before and after each cue, within its sentence (the sm model looks a few tokens either way):
+on real Reddit segments that is ~3 % of the words and finds the real names NER finds on every
+sentence but 4 of them (bench/pii.py; docs/sources-and-filters.md). Found spans are trimmed to their name words
 and dropped when no word is capitalized (NER's false names on Reddit text are mostly lower-case
 words or acronyms), when every word is a common or emotion word (an emotion word is never
 replaced), or when they touch a subreddit name or a placeholder.
@@ -47,7 +47,9 @@ _POSSESSIVE = regex.compile(r"['’]s?$")
 _CAPITALIZED = regex.compile(r"(?<![\p{L}\p{N}_'’/\[@#.-])\p{Lu}[\p{L}'’-]*")
 _PROTECTED = regex.compile(r"(?<![\w/])/?r/\w+|\[[A-Z]+\]")  # subreddit names and our placeholders
 _TOKEN = regex.compile(r"\S+")
-WINDOW_WORDS: int | None = 3  # words either side of a cue that NER reads; None = the whole sentence
+# Words before and after a cue that NER reads (None: the whole sentence). On the dev file's real
+# segments (2, 3) finds every name (3, 3) finds with 10 % fewer words; a shorter right side loses names.
+WINDOW: tuple[int, int] | None = (2, 3)
 _LEAD = regex.compile(r"[^\p{L}]+")
 _TAIL = regex.compile(r"(?:['’]s?)?[^\p{L}]*$")
 _WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
@@ -111,9 +113,9 @@ def _cue_sentences(text: str, cues: list[tuple[int, int]]) -> Iterator[tuple[int
         line_start = line_end + 1
 
 
-def candidate_sentences(text: str, window_words: int | None = WINDOW_WORDS) -> list[tuple[int, str]]:
-    """(offset, piece) of the text that NER reads: each sentence with a cue, or when window_words
-    is set, only the words within window_words of a cue (merged), cut at word boundaries."""
+def candidate_sentences(text: str, window: tuple[int, int] | None = WINDOW) -> list[tuple[int, str]]:
+    """(offset, piece) of the text that NER reads: each sentence with a cue, or when window is
+    set, only the words within (before, after) words of a cue (merged), cut at word boundaries."""
     all_cues = name_cues(text)  # one scan of the text; most sentences hold no cue and are never split
     if not all_cues:
         return []
@@ -122,14 +124,14 @@ def candidate_sentences(text: str, window_words: int | None = WINDOW_WORDS) -> l
         cues = [(a - off, b - off) for a, b in all_cues if off <= a < off + len(sentence)]
         if not cues:
             continue
-        if window_words is None:
+        if window is None:
             out.append((off, sentence))
             continue
         words = [m.span() for m in _TOKEN.finditer(sentence)]
         pieces: list[list[int]] = []
         for cue_start, _ in cues:
             i = next(k for k, (a, b) in enumerate(words) if a <= cue_start < b)
-            lo, hi = max(0, i - window_words), min(len(words) - 1, i + window_words)
+            lo, hi = max(0, i - window[0]), min(len(words) - 1, i + window[1])
             if pieces and lo <= pieces[-1][1] + 1:
                 pieces[-1][1] = max(pieces[-1][1], hi)
             else:
