@@ -30,9 +30,18 @@ sys.path.insert(0, str(REPO))
 def write_dump(directory: Path, posts: int, month: str, seed: int) -> Path:
     """A Pushshift-style RS_<month>.zst of realistic posts (sources/synthetic.py: 100-300 words,
     mean ~150, 8 % disclosing)."""
+    from dataclasses import asdict
+
     from sources.synthetic import SyntheticSpec, write_synthetic_dump
 
-    return write_synthetic_dump(directory, SyntheticSpec(posts=posts, seed=seed, month=month))
+    spec = SyntheticSpec(posts=posts, seed=seed, month=month)
+    path, sidecar = directory / f"RS_{month}.zst", directory / f"RS_{month}.spec.json"
+    if path.exists() and sidecar.exists() and json.loads(sidecar.read_text()) == asdict(spec):
+        return path  # --workdir reused: the same spec writes the same bytes
+    sidecar.unlink(missing_ok=True)
+    write_synthetic_dump(directory, spec)
+    sidecar.write_text(json.dumps(asdict(spec)))
+    return path
 
 
 def floor_rate(path: Path, parser: str = "orjson") -> tuple[float, int]:
