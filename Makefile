@@ -25,9 +25,10 @@ demo: $(STAMP)
 	$(BIN)/express demo
 
 # The browser tests need Debian's Chromium; installed here when missing (as root), never by Playwright.
+# Two xdist workers (pytest-xdist, dev extra), each taking whole test modules (pyproject.toml addopts).
 test: $(TEST_STAMP)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium chromium-driver)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 clean:
 	rm -rf $(VENV) data demo-work

@@ -27,14 +27,26 @@ from pipeline.run import (build_run_id, check_inputs, default_workers, expand_in
                           load_saved_recipe, open_run, praw_inputs, run_lock)
 from schemas.config import override
 from sources.join import is_comment_input, order_inputs
+from sources.dumps import DumpError
 from warehouse.layout import Warehouse
+from warehouse.publish import PublishError
 
-split_task = task(shards.split_input, name="split-input", retries=2, retry_delay_seconds=5, cache_policy=NO_CACHE)
+
+def _retry_unless_it_cannot_heal(task: Any, task_run: Any, state: Any) -> bool:
+    """A damaged dump stays damaged and a refused release (failed gate, no examples, version taken)
+    is refused again: retrying those only repeats the work (a failed gate wrote one rejected folder
+    per attempt); an I/O error or a lost worker may clear."""
+    return not isinstance(state.result(raise_on_failure=False), (DumpError, PublishError))
+
+
+split_task = task(shards.split_input, name="split-input", retries=2, retry_delay_seconds=5, cache_policy=NO_CACHE,
+                  retry_condition_fn=_retry_unless_it_cannot_heal)
 filter_task = task(filter_shards.filter_shard, name="filter-shard", retries=1, cache_policy=NO_CACHE)
 dedupe_task = task(dedupe_shards.dedupe_shards, name="dedupe-shards", cache_policy=NO_CACHE)
 extract_task = task(extract_shards.extract_shard, name="extract-shard", retries=1, cache_policy=NO_CACHE)
 assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)
-publish_task = task(publish.publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE)
+publish_task = task(publish.publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
+                    retry_condition_fn=_retry_unless_it_cannot_heal)
 pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE)
 
 

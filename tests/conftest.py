@@ -25,6 +25,13 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data" / "express-reference"
 
 
+def pytest_collection_modifyitems(config, items):
+    """Modules marked `slow` (pytestmark) run first, in their usual order. `make test` runs two xdist
+    workers that take whole modules in this order (--dist loadfile --no-loadscope-reorder): with
+    the long modules handed out first, the many short ones fill in and both workers end together."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def shared_reference() -> Path:
     """The EXPRESS reference data beside the repo; tests that need it skip cleanly without it."""

@@ -11,6 +11,8 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
 from warehouse.parquet import iter_rows
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 SECRET = "sk-test-do-not-store-7f3a"
 
 

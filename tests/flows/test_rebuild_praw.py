@@ -5,9 +5,12 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from tests.fakes.reddit_server import FakeReddit
 from tests.sources.test_praw_source import SECRET, creds  # noqa: F401  (creds: fixture)
+
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "configs" / "demo.toml"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = str(REPO / "configs" / "demo.toml")
 BIN = Path(sys.executable).parent

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = str(REPO / "configs" / "demo.toml")
-SHARD_LINES = 60
+SHARD_LINES = 150  # six shards of the demo dump
 
 
 def _data_hashes(manifest: str | Path) -> dict[str, str]:
@@ -34,10 +36,11 @@ def _env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def sharded_demo(prefect_harness, demo_dump, tmp_path_factory):
+    """The uninterrupted sharded build that the killed and resumed one must match."""
     from flows.build import build_flow
 
     return build_flow([str(demo_dump)], str(tmp_path_factory.mktemp("sharded") / "wh"), CONFIG,
-                             shard_lines=150, workers=0)
+                      shard_lines=SHARD_LINES, workers=0)
 
 
 def test_a_build_in_six_shards_matches_the_one_shard_build(demo_build, sharded_demo):
@@ -72,9 +75,7 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
     assert work[0].end_time <= assemble.start_time <= publish.start_time
 
 
-def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, demo_dump, tmp_path):
-    from flows.build import build_flow
-
+def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, demo_dump, sharded_demo, tmp_path):
     killed_wh = tmp_path / "killed"
     proc = subprocess.Popen(_cli(demo_dump, killed_wh, 0), cwd=REPO, env=_env(), start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -102,9 +103,8 @@ def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, d
     assert {p: (p / "filter.done").stat().st_mtime_ns for p in shard_dirs} == stamps  # finished shards untouched
     assert [p.parent.name for p in killed_wh.glob("express-demo/v*/manifest.json")] == ["v1"]
 
-    clean = build_flow([str(demo_dump)], str(tmp_path / "clean"), CONFIG, SHARD_LINES, workers=0)
-    assert _data_hashes(manifest) == _data_hashes(clean["release"]["manifest"])
-    resumed, uninterrupted = json.loads(Path(manifest).read_text()), clean["release"]["manifest"]
+    assert _data_hashes(manifest) == _data_hashes(sharded_demo["release"]["manifest"])  # the same build, never killed
+    resumed, uninterrupted = json.loads(Path(manifest).read_text()), sharded_demo["release"]["manifest"]
     assert resumed["funnel"] == json.loads(Path(uninterrupted).read_text())["funnel"]
     f = resumed["funnel"]
     assert f["read"] == f["kept"] + sum(f["dropped"].values()) + f["malformed"]

@@ -14,6 +14,8 @@ from pipeline.shards import split_input
 from schemas.config import load_recipe, recipe_from_dict
 from tests.fakes.reddit_server import FakeReddit
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 NOUNS = ["garden", "bicycle", "kitchen", "library", "harbour", "mountain", "violin", "notebook", "station",
          "bakery", "lighthouse", "meadow", "subway", "museum", "orchard", "balcony", "ferry", "attic"]

@@ -2,12 +2,16 @@
 import multiprocessing as mp
 from dataclasses import replace
 
+import pytest
+
 from schemas.config import GateConfig, Recipe
 from schemas.checksums import sha256_file
 from schemas.records import EXAMPLES, Example
 from warehouse.catalog import list_views
 from warehouse.layout import Warehouse
 from warehouse.parquet import ParquetSink
+
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 WORDS = ("sad", "happy", "guilty", "scared", "tired", "lonely", "proud", "calm")
 

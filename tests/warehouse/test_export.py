@@ -17,6 +17,8 @@ from warehouse.publish import Release, publish_release
 from warehouse.splits import split_for
 from schemas.records import EXAMPLES
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -14,6 +14,8 @@ from warehouse.layout import Warehouse
 from warehouse.parquet import ParquetSink
 from warehouse.publish import GateFailed, publish_release
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 WORDS = ("sad", "happy", "guilty", "scared", "tired", "lonely", "proud", "calm")
 
 

@@ -21,6 +21,8 @@ from sources.synthetic import synthetic_examples
 from warehouse.gate import run_gate
 from warehouse.parquet import ParquetSink
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES_N = 25_000
 # The release's texts and masked texts are ~44 MB; the old gate pushed 20,000-row chunks of them

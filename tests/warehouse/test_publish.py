@@ -14,6 +14,8 @@ from warehouse.parquet import ParquetSink
 from warehouse.publish import PublishError, publish_release
 from warehouse.splits import split_for
 
+pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
+
 
 def _recipe():
     """The gate runs (without Data Docs, which test_gate.py covers) so publishing stays quick."""
