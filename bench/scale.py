@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -152,6 +153,8 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int,
     """One build in a fresh Python process (as `express build` runs), so the RSS
     sampled is the build's alone (flow process + Dask workers), not this script's."""
     result = warehouse.parent / f"{warehouse.name}.result.json"
+    if warehouse.exists():  # a reused --workdir: a build there would resume the old run, not build
+        shutil.rmtree(warehouse)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--build-only", str(dump), str(warehouse), str(workers),
            str(shard_lines), str(result)] + ([config] if config else [])
     probe = host_probe()
