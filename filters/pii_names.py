@@ -93,7 +93,7 @@ def name_cues(sentence: str) -> list[tuple[int, int]]:
             continue
         lower = _POSSESSIVE.sub("", word.lower())
         if lower not in common and not (COMMON_ZIPF is not None and is_frequent_word(lower)) \
-                or _AFTER_TITLE.search(sentence, max(0, m.start() - 8), m.start()):
+                or _AFTER_TITLE.search(sentence, max(0, m.start() - 12), m.start()):
             cues.append(m.span())  # "Mrs. Brown": a word after a title is a cue, however frequent
     return cues
 

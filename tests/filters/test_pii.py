@@ -170,3 +170,13 @@ def test_scrubbed_text_is_a_fixed_point_of_the_scrubber():
     assert "Lucinda" in scrubber.scrub_many([raw.text])[0]  # one pass is not enough here
     settled = scrubber.scrub_posts([raw])[0].text
     assert "Lucinda" not in settled and scrubber.scrub_many([settled]) == [settled]
+
+
+def test_name_cues_skip_frequent_words_but_keep_first_names_and_words_after_titles():
+    """Capitalized frequent English words are no reason to run NER; census first names, rare
+    words and any word after a title are (filters/pii_names.py)."""
+    from filters.pii_names import name_cues
+
+    text = ("Unfortunately Facebook in Chicago was down. Chris and Sunniva met Lieutenant Brown, "
+            "Mrs. Smith and Dr. Young at Kaladin's.")
+    assert [text[a:b] for a, b in name_cues(text)] == ["Chris", "Sunniva", "Brown", "Smith", "Young", "Kaladin's"]
