@@ -83,23 +83,19 @@ def is_frequent_word(lower: str) -> bool:
     return lower not in census_first_names() and zipf_frequency(lower, "en") >= COMMON_ZIPF
 
 
-def name_cues(sentence: str) -> list[tuple[int, int]]:
-    """Spans of the capitalized words that are not common words (see module doc)."""
+def name_cues(text: str) -> list[tuple[int, int]]:
+    """Spans of the capitalized words of a text that are not common words (see module doc)."""
     common = name_free_words()
     cues = []
-    for m in _CAPITALIZED.finditer(sentence):
+    for m in _CAPITALIZED.finditer(text):
         word = m.group()
         if len(word) > 1 and word.isupper():  # ADHD, OMG, NTA: acronyms, not names
             continue
         lower = _POSSESSIVE.sub("", word.lower())
         if lower not in common and not (COMMON_ZIPF is not None and is_frequent_word(lower)) \
-                or _AFTER_TITLE.search(sentence, max(0, m.start() - 12), m.start()):
+                or _AFTER_TITLE.search(text, max(0, m.start() - 12), m.start()):
             cues.append(m.span())  # "Mrs. Brown": a word after a title is a cue, however frequent
     return cues
-
-
-def may_hold_name(sentence: str) -> bool:
-    return bool(name_cues(sentence))
 
 
 def _cue_sentences(text: str, cues: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:
