@@ -11,7 +11,7 @@ text's digits (digit_context), which made the hints ~30x cheaper on 100-300-word
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -209,6 +209,25 @@ def windows(text: str, pattern: regex.Pattern) -> list[tuple[int, int]]:
 
 _DIGIT_RUN = re.compile(r"\d+")
 DIGIT_MARGIN = 8  # characters kept either side of a digit run: more than any gap a digit hint allows
+# ASCII digits -> "0", every other byte -> " ": in an ASCII text the runs of "0" are the digit runs,
+# found with bytes.find (memchr) where the `\d+` scan cost ~35 us a post
+_ZEROS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
+
+
+def _digit_runs(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of digits (any Unicode digit, as `\d`), in order."""
+    if not text.isascii():
+        yield from (m.span() for m in _DIGIT_RUN.finditer(text))
+        return
+    marks = text.encode("ascii").translate(_ZEROS)
+    start = marks.find(b"0")
+    while start >= 0:
+        end = marks.find(b" ", start)
+        if end < 0:
+            yield start, len(marks)
+            return
+        yield start, end
+        start = marks.find(b"0", end)
 
 
 def digit_context(text: str) -> str:
@@ -218,8 +237,8 @@ def digit_context(text: str) -> str:
     characters of a post, where scanning the whole post with each pattern cost ~25 us."""
     pieces: list[str] = []
     start = end = -1
-    for m in _DIGIT_RUN.finditer(text):
-        lo, hi = max(0, m.start() - DIGIT_MARGIN), m.end() + DIGIT_MARGIN
+    for lo, hi in _digit_runs(text):
+        lo, hi = max(0, lo - DIGIT_MARGIN), hi + DIGIT_MARGIN
         if lo <= end:
             end = hi
             continue

@@ -1,10 +1,12 @@
 import random
+import re
 import subprocess
 import sys
 from dataclasses import fields
 from pathlib import Path
 
 from filters.pii import KINDS, Scrubber, cached_scrubber, enabled_kinds, scrub, scrub_post
+from filters.pii_recognizers import _digit_runs
 from schemas.config import FilterConfig
 from schemas.lexicon import lexicon_terms
 from schemas.records import RawPost
@@ -129,6 +131,19 @@ def test_hints_and_windows_never_skip_a_match():
         assert got == unconditional(text), text
         kinds_seen.update(e for e, _, _ in got)
     assert kinds_seen == {d.entity for d in scrubber.detectors}  # every recognizer was exercised
+
+
+def test_digit_runs_are_the_runs_of_backslash_d_in_ascii_and_other_texts():
+    """The ASCII fast path (translate + find) finds exactly what `\\d+` finds; other texts use `\\d+`."""
+    rng = random.Random(5)
+    alphabet = "ab 1234567890.-\n٣１"
+    texts = ["", "7", "x7", "7x", "12 34", "a" * 40, "9" * 30, "tel 555 0187, 24F", "٣٤ 5"]
+    texts += ["".join(rng.choice(alphabet[:16] if k % 2 else alphabet) for _ in range(rng.randint(1, 60)))
+              for k in range(400)]
+    assert any(t.isascii() and any(c.isdigit() for c in t) for t in texts)
+    assert any(not t.isascii() for t in texts)
+    for text in texts:
+        assert list(_digit_runs(text)) == [m.span() for m in re.finditer(r"\d+", text)], text
 
 
 def test_the_scrubber_loads_offline_with_our_model_and_without_torch():
