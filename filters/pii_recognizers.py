@@ -215,7 +215,7 @@ _ZEROS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 
 
 def _digit_runs(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each run of digits (any Unicode digit, as `\d`), in order."""
+    r"""(start, end) of each run of digits (any Unicode digit, as `\d`), in order."""
     if not text.isascii():
         yield from (m.span() for m in _DIGIT_RUN.finditer(text))
         return

@@ -112,8 +112,8 @@ class GateConfig:
     min_masks_for_distribution: int = 100
     examples_per_failure: int = 5
     data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
-    chunk_rows: int = 20000  # at most this many rows per GX batch of the row-level tables
-    chunk_mb: float = 8.0  # and about this much data (long texts make smaller batches): bounds the gate's memory
+    chunk_rows: int = 100_000  # at most this many rows per GX batch of the row-level tables
+    chunk_mb: float = 16.0  # and about this much data (long texts make smaller batches): bounds the gate's memory
 
 
 @dataclass(frozen=True)
