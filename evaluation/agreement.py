@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha_nominal
+from schemas.csv_rows import rows_with_start_lines
 from schemas.jsonl import parse_jsonl
 
 Ratings = dict[str, str]
@@ -31,7 +32,7 @@ def read_ratings(path: str | Path) -> Ratings:
             reader = csv.DictReader(fh)
             if not {"id", "label"} <= set(reader.fieldnames or []):
                 raise ValueError(f"{p}: needs columns 'id' and 'label' (found {reader.fieldnames})")
-            rows = ((n, r) for n, r in enumerate(reader, start=2))
+            rows = rows_with_start_lines(reader)
         else:
             rows = parse_jsonl(fh, p)
         for line_no, row in rows:

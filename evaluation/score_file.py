@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from schemas.csv_rows import rows_with_start_lines
 from schemas.jsonl import read_jsonl
 from schemas.lexicon import Decomposition
 
@@ -24,7 +25,7 @@ def read_predictions(path: str | Path, labels_field: str = "labels",
             for field in (labels_field, output_field):
                 if field not in (reader.fieldnames or []):
                     raise ValueError(f"{p}: no column '{field}' (columns: {reader.fieldnames})")
-            for line_no, row in enumerate(reader, start=2):
+            for line_no, row in rows_with_start_lines(reader):
                 yield _pair(row, p, line_no, labels_field, output_field)
         return
     for line_no, row in read_jsonl(p):

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from schemas.csv_rows import rows_with_start_lines
+
 DATA_DIR = Path(__file__).parent / "data"
 DIMS: tuple[str, ...] = (
     "anger", "anticipation", "disgust", "fear", "joy",
@@ -52,7 +54,7 @@ def load_decomposition(path: str | Path | None = None) -> Decomposition:
         missing = [d for d in ("word", *DIMS) if d not in (reader.fieldnames or [])]
         if missing:
             raise ValueError(f"{file}: missing columns {missing}")
-        for line_no, row in enumerate(reader, start=2):
+        for line_no, row in rows_with_start_lines(reader):
             try:
                 vec = tuple(int(float(row[d])) for d in DIMS)
             except (TypeError, ValueError) as exc:

@@ -53,3 +53,11 @@ def test_bad_rater_file_names_file_and_line(tmp_path):
     bad.write_text('{"id": 1, "label": "sad"}\n{oops\n')
     with pytest.raises(ValueError, match=r"r.jsonl:2"):
         read_ratings(bad)
+
+
+def test_bad_rater_csv_row_names_its_start_line_after_a_multi_line_field(tmp_path):
+    bad = tmp_path / "r.csv"
+    # lines: 1 header, 2-4 u1 (a quoted label over three lines), 5 blank, 6 u2, 7 u1 again
+    bad.write_text('id,label\nu1,"sad\nreally\nsad"\n\nu2,happy\nu1,angry\n', newline="")
+    with pytest.raises(ValueError, match=r"r\.csv:7: item 'u1' rated twice"):
+        read_ratings(bad)

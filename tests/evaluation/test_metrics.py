@@ -65,3 +65,12 @@ def test_score_reads_the_release_csv_format(tmp_path):
     csv_file.write_text('labels,output\n"[\'sad\', \'happy\']","[\'sad\', \'joyful\']"\n')
     s = score_file(csv_file, default_decomposition())
     assert s["AccL"] == 0.5 and s["rows"] == 1
+
+
+def test_bad_prediction_csv_row_names_its_start_line_after_a_multi_line_answer(tmp_path):
+    csv_file = tmp_path / "p.csv"
+    reasoning = "Let me think.\nThe writer failed an exam.\nAnswer: ['sad']"  # a chat answer over three lines
+    # lines: 1 header, 2-4 the first row, 5 the row whose labels are not a list
+    csv_file.write_text(f'labels,output\n"[\'sad\']","{reasoning}"\nsad,"[\'sad\']"\n', newline="")
+    with pytest.raises(ValueError, match=r"p\.csv:5: "):
+        score_file(csv_file, default_decomposition())

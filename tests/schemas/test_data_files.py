@@ -35,6 +35,16 @@ def test_bad_decomposition_row_names_file_and_line(tmp_path):
         load_decomposition(bad)
 
 
+def test_bad_decomposition_row_names_its_start_line_after_a_multi_line_field(tmp_path):
+    bad = tmp_path / "dec.csv"
+    zeros = ",".join(["0"] * 10)
+    # lines: 1 header, 2-3 a word quoted over two lines, 4 happy, 5-6 the bad row (its word spans two lines too)
+    bad.write_text(f'word,{",".join(DIMS)}\n"broken\nhearted",{zeros}\nhappy,{zeros}\n"sad\nday",x{",0" * 9}\n',
+                   newline="")
+    with pytest.raises(ValueError, match=r"dec\.csv:5: "):
+        load_decomposition(bad)
+
+
 def test_recipes_in_configs_validate():
     for path in (REPO / "configs").glob("*.toml"):
         load_recipe(path)
