@@ -17,6 +17,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed, wait
 from prefect.runtime import flow_run as prefect_run
+from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.dask_runner import task_runner
 from pipeline import assemble, dedupe_shards, extract_shards, filter_shards, publish, shards
@@ -47,6 +48,7 @@ extract_task = task(extract_shards.extract_shard, name="extract-shard", retries=
 assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)
 publish_task = task(publish.publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
                     retry_condition_fn=_retry_unless_it_cannot_heal)
+SPLIT_THREADS = 2  # inputs split at once, beside the workers
 pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE)
 
 
@@ -64,7 +66,6 @@ def _split_and_filter(inputs: list[str], shards_dir: str, stems: dict[str, str],
     """Split the inputs (one task each) and, while they are being split, submit the filter task of
     each submission-dump shard as soon as it is written: filtering does not wait for the whole
     (possibly many-GB) dump to be cut. Returns the splits and the filter futures by shard path."""
-    splits = [split_task.submit(p, shards_dir, stems[p], shard_lines, hashes.get(p)) for p in inputs]
     streamed = {stems[p]: 0 for p in inputs if not is_comment_input(p)}  # comment shards wait for all NSFW ids
     filtering: dict[str, Any] = {}
 
@@ -74,9 +75,15 @@ def _split_and_filter(inputs: list[str], shards_dir: str, stems: dict[str, str],
                 filtering[entry["path"]] = filter_task.submit(entry, recipe_path)
                 streamed[stem] += 1
 
-    while wait(splits, timeout=0.25).not_done:
-        submit_ready()
-    done = [f.result() for f in splits]
+    # on threads of this process, not on the workers: a worker busy splitting could not filter
+    # (with one worker, filtering waited for the whole split); the split is zstd and hashing in C
+    with ThreadPoolTaskRunner(max_workers=min(SPLIT_THREADS, len(inputs)) or 1) as splitter:
+        splits = [splitter.submit(split_task, {"path": p, "shards_dir": shards_dir, "stem": stems[p],
+                                               "shard_lines": shard_lines, "sha256": hashes.get(p)})
+                  for p in inputs]
+        while wait(splits, timeout=0.25).not_done:
+            submit_ready()
+        done = [f.result() for f in splits]
     submit_ready()
     for sp in done:  # what was submitted early is the start of what the finished split lists
         early = streamed.get(sp.stem, 0)

@@ -21,7 +21,7 @@ import zstandard
 
 from pipeline.results import SplitResult
 from schemas.checksums import sha256_file
-from sources.dumps import iter_lines
+from sources.dumps import DumpError, iter_blocks, iter_lines
 
 SHARD_FILE = "lines.jsonl.zst"
 
@@ -106,19 +106,50 @@ def input_stems(inputs: list[str]) -> dict[str, str]:
             for p, s in stems.items()}
 
 
-def _write_shard(folder: Path, lines: list[bytes]) -> str:
-    """Write one shard's lines (zstd, level 1) atomically; returns the sha256 of the file."""
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / SHARD_FILE
-    data = zstandard.ZstdCompressor(level=1).compress(b"".join(line + b"\n" for line in lines))
-    tmp_name(final).write_bytes(data)
-    commit([final])
-    return hashlib.sha256(data).hexdigest()
+class _ShardFile:
+    """One shard's lines streamed into its zstd file (level 1), hashed as written; renamed into
+    place by `close`, so a killed split leaves no half shard under the final name."""
+
+    def __init__(self, folder: Path):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.final = folder / SHARD_FILE
+        self._fh = open(tmp_name(self.final), "wb")
+        self._zst = zstandard.ZstdCompressor(level=1).compressobj()
+        self._sha = hashlib.sha256()
+
+    def write(self, data: bytes | memoryview) -> None:
+        self._out(self._zst.compress(data))
+
+    def _out(self, data: bytes) -> None:
+        if data:
+            self._fh.write(data)
+            self._sha.update(data)
+
+    def close(self) -> str:
+        """Finish the file and rename it into place; returns its sha256."""
+        self._out(self._zst.flush())
+        self._fh.close()
+        commit([self.final])
+        return self._sha.hexdigest()
+
+
+def _after_newlines(block: bytes, pos: int, wanted: int) -> tuple[int, int]:
+    """(end, n): block[pos:end] holds n = min(wanted, newlines left) whole lines' newlines, end
+    just after the last of them (the block's end when fewer than `wanted` are left)."""
+    left = block.count(b"\n", pos)
+    if left < wanted:
+        return len(block), left
+    end = pos
+    for _ in range(wanted):  # only in the block where a shard ends
+        end = block.index(b"\n", end) + 1
+    return end, wanted
 
 
 def split_input(path: str, shards_dir: str, stem: str, shard_lines: int, sha256: str | None = None) -> SplitResult:
     """Cut one dump into shards of `shard_lines` raw lines (decompress and split only, no parsing);
     `sha256` is the input's hash when the caller already has it (it is computed once per run).
+    Lines are counted in decompressed blocks and cut only where a shard ends: no work per line.
+    A last line without its newline gets one, so every shard line ends with one.
 
     Resumable: a finished split is read back from its marker; an unfinished one is redone.
     """
@@ -129,19 +160,36 @@ def split_input(path: str, shards_dir: str, stem: str, shard_lines: int, sha256:
     started = time.perf_counter()
     source = str(Path(path))
     shards: list[dict[str, Any]] = []
-    buf: list[bytes] = []
-    first = 1
-    total = 0
-    for line_no, line in iter_lines(path):
-        if not buf:
-            first = line_no
-        buf.append(line)
-        total = line_no
-        if len(buf) >= shard_lines:
-            shards.append(_shard_entry(root, stem, len(shards), source, first, buf))
-            buf = []
-    if buf or not shards:
-        shards.append(_shard_entry(root, stem, len(shards), source, first, buf))
+    current: _ShardFile | None = None
+    first = in_shard = total = 0  # first line of the open shard, its lines so far, lines before it
+    open_line = False  # the bytes written last end inside a line
+
+    def close_shard() -> None:
+        nonlocal current
+        shards.append(_shard_entry(root, stem, len(shards), source, first, in_shard, current))
+        current = None
+
+    try:
+        for block in iter_blocks(path):
+            pos, view = 0, memoryview(block)
+            while pos < len(block):
+                if current is None:
+                    current, first, in_shard = _ShardFile(shard_folder(root, stem, len(shards))), total + 1, 0
+                end, n = _after_newlines(block, pos, shard_lines - in_shard)
+                current.write(view[pos:end])
+                in_shard, total, pos = in_shard + n, total + n, end
+                open_line = block[end - 1] != 10  # 10: b"\n"
+                if in_shard == shard_lines:
+                    close_shard()
+    except DumpError as exc:
+        raise DumpError(f"{exc}; {total} complete lines were read before it") from exc
+    if open_line:  # the last line has no newline: it is a line all the same
+        current.write(b"\n")
+        in_shard, total = in_shard + 1, total + 1
+    if current is not None or not shards:
+        if current is None:  # an empty input: one empty shard
+            current, first = _ShardFile(shard_folder(root, stem, 0)), 1
+        close_shard()
     result = SplitResult(source, stem, sha256 or sha256_file(path), total, shard_lines, shards,
                          seconds_since(started))
     write_marker(root, f"split-{stem}", result.to_marker())
@@ -152,12 +200,12 @@ def shard_folder(root: Path, stem: str, k: int) -> Path:
     return root / f"{stem}-{k:05d}"
 
 
-def _shard_entry(root: Path, stem: str, k: int, source: str, first: int, lines: list[bytes]) -> dict[str, Any]:
-    """Write shard k and its `split.done` marker (its entry), so the flow can filter the shard while
-    the rest of the input is still being split."""
+def _shard_entry(root: Path, stem: str, k: int, source: str, first: int, lines: int, file: _ShardFile) -> dict[str, Any]:
+    """Finish shard k and write its `split.done` marker (its entry), so the flow can filter the
+    shard while the rest of the input is still being split."""
     folder = shard_folder(root, stem, k)
-    digest = _write_shard(folder, lines)
-    entry = {**Shard(folder, source, first, len(lines)).to_dict(), "sha256": digest}
+    digest = file.close()
+    entry = {**Shard(folder, source, first, lines).to_dict(), "sha256": digest}
     write_marker(folder, "split", entry)
     return entry
 

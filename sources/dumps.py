@@ -61,26 +61,33 @@ def _plain_blocks(fh: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw bytes) for every line of a dump, streamed."""
+def iter_blocks(path: str | Path) -> Iterator[bytes]:
+    """The decompressed bytes of a dump, block by block (lines cross block ends); DumpError when
+    the file is missing, corrupt or truncated."""
     p = Path(path)
     if not p.exists():
         raise DumpError(f"{p}: no such file")
     with open(p, "rb") as fh:
-        blocks = _zst_blocks(fh, p) if p.suffix == ".zst" else _plain_blocks(fh)
-        rest = b""
-        line_no = 0
-        try:
-            for block in blocks:
-                parts = (rest + block).split(b"\n")
-                rest = parts.pop()
-                for part in parts:
-                    line_no += 1
-                    yield line_no, part
-        except DumpError as exc:
-            raise DumpError(f"{exc}; {line_no} complete lines were read before it") from exc
-        if rest:
-            yield line_no + 1, rest
+        yield from (_zst_blocks(fh, p) if p.suffix == ".zst" else _plain_blocks(fh))
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw bytes) for every line of a dump, streamed."""
+    if not Path(path).exists():
+        raise DumpError(f"{Path(path)}: no such file")
+    rest = b""
+    line_no = 0
+    try:
+        for block in iter_blocks(path):
+            parts = (rest + block).split(b"\n")
+            rest = parts.pop()
+            for part in parts:
+                line_no += 1
+                yield line_no, part
+    except DumpError as exc:
+        raise DumpError(f"{exc}; {line_no} complete lines were read before it") from exc
+    if rest:
+        yield line_no + 1, rest
 
 
 def read_dump(path: str | Path, source: str = "dump") -> Iterator[RawPost | Malformed]:

@@ -112,8 +112,9 @@ def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, d
 
 def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(prefect_harness, demo_dump, tmp_path,
                                                                                  monkeypatch):
-    """The split is slowed (each shard written 0.3 s late) so that it is still running when the
-    first shards are ready; with two task threads their filtering must have finished by then."""
+    """The split runs on a thread of its own beside the flow's task runner: with a single task
+    thread (one worker), the first shards are filtered while the split (each shard finished 0.3 s
+    late) is still running."""
     from prefect import flow
     from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -122,18 +123,18 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
     from pipeline.run import save_recipe
     from schemas.config import load_recipe
 
-    write_shard = shards._write_shard
+    close = shards._ShardFile.close
 
-    def slow_write(folder, lines):
+    def slow_close(self):
         time.sleep(0.3)
-        return write_shard(folder, lines)
+        return close(self)
 
-    monkeypatch.setattr(shards, "_write_shard", slow_write)
+    monkeypatch.setattr(shards._ShardFile, "close", slow_close)
     recipe = tmp_path / "recipe.json"
     save_recipe(load_recipe(CONFIG), recipe)
     root = tmp_path / "run" / "shards"
 
-    @flow(name="split-and-filter", task_runner=ThreadPoolTaskRunner(max_workers=2))
+    @flow(name="split-and-filter", task_runner=ThreadPoolTaskRunner(max_workers=1))
     def split_and_filter():
         splits, filtering = _split_and_filter([str(demo_dump)], str(root), {str(demo_dump): "demo"}, 150,
                                               str(recipe), {})

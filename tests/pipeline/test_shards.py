@@ -1,9 +1,11 @@
 """Sharding without Prefect: deterministic shard names, original line numbers, markers that skip
 finished work, and duplicates caught across shard boundaries (also after a resume)."""
 import json
+import random
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import zstandard
 
 from filters.dedupe import split_chain
 from filters.reddit import filters_from_config
@@ -13,6 +15,7 @@ from pipeline.run import load_saved_recipe, save_recipe
 from pipeline.shards import input_stems, read_marker, shard_lines, split_input, split_so_far, Shard
 from schemas.config import load_recipe
 from schemas.records import RawPost
+from sources.dumps import iter_lines
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -61,6 +64,29 @@ def test_split_names_shards_deterministically_and_keeps_original_line_numbers(tm
     again = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10)
     assert again.skipped and not out.skipped and again.shards == out.shards and again.sha256 == out.sha256
     assert marker.stat().st_mtime_ns == before
+
+
+def test_shards_hold_every_line_of_the_input_in_order_whatever_the_block_and_line_ends(tmp_path):
+    """The split counts lines in decompressed blocks and cuts only at shard ends: on inputs with
+    blank lines, \\r, lines longer than a block, with and without a last newline, plain or zstd,
+    the shards' lines must be the input's lines (numbers included), shard_lines a shard."""
+    rng = random.Random(3)
+    inputs = [b"", b"\n", b"x", b"a\nb", b"a\nb\n", b"\n\n\n"]
+    for _ in range(60):
+        parts = [rng.choice([b"", b"{}", b"\r", b"x" * rng.randint(1, 3000)]) for _ in range(rng.randint(0, 30))]
+        inputs.append(b"\n".join(parts) + rng.choice([b"", b"\n", b"\n\n", b"tail"]))
+    inputs.append(b"\n".join(b"y" * rng.randint(200, 3000) for _ in range(3000)))  # blocks end mid-line
+    for k, data in enumerate(inputs):
+        path = tmp_path / (f"RS_{k}.zst" if k % 2 else f"RS_{k}.jsonl")
+        path.write_bytes(zstandard.ZstdCompressor().compress(data) if k % 2 else data)
+        n = rng.randint(1, 7) if len(data) < 100_000 else 700
+        split = split_input(str(path), str(tmp_path / f"shards-{k}"), "s", n, "0" * 64)
+        want = list(iter_lines(path))
+        got = [line for e in split.shards for line in shard_lines(Shard.from_dict(e))]
+        assert got == want, (k, data[:60])
+        assert split.lines == len(want) == sum(e["lines"] for e in split.shards)
+        assert all(e["lines"] == n for e in split.shards[:-1]) and split.shards[-1]["lines"] <= n
+        assert len(split.shards) == max(1, -(-len(want) // n))
 
 
 def test_each_shard_is_listed_by_its_own_marker_as_soon_as_it_is_written(tmp_path):
