@@ -50,22 +50,22 @@ class PreviousWindows(pf.Prefilter):
         sites: list[tuple[int, int, bool]] = []
         bounds: list[tuple[int, int]] = []
         for m in pf._triggers(text):
-            is_verb = m.group("verb") is not None
+            is_verb = m.verb is not None
             phrase = pf.VERB_PHRASE if is_verb else pf.BE_PHRASE
-            if not self._lexicon_within(text, m.end(), min(len(text), m.end() + 200), phrase):
+            if not self._lexicon_within(text, m.end, min(len(text), m.end + 200), phrase):
                 continue
             bounds = bounds or list(pf.sentence_spans(text))
-            k = max(0, bisect_right([b for b, _ in bounds], m.start()) - 1)
-            s_start, s_end = min(bounds[k][0], m.start()), bounds[k][1]
-            end = m.end()
-            for _, w in zip(range(phrase), pf._WORD.finditer(text, m.end(), s_end)):
+            k = max(0, bisect_right([b for b, _ in bounds], m.start) - 1)
+            s_start, s_end = min(bounds[k][0], m.start), bounds[k][1]
+            end = m.end
+            for _, w in zip(range(phrase), pf._WORD.finditer(text, m.end, s_end)):
                 end = w.end()
-            end = max(m.end(), min(s_end, end + 1 if end < s_end else end))
-            start = m.start()
+            end = max(m.end, min(s_end, end + 1 if end < s_end else end))
+            start = m.start
             if is_verb:
-                before = [w.start() for w in pf._WORD.finditer(text, max(s_start, m.start() - 200), m.start())]
+                before = [w.start() for w in pf._WORD.finditer(text, max(s_start, m.start - 200), m.start)]
                 start = before[-5] if len(before) >= 5 else s_start
-                if m.group("verb").lower() == "feeling" and not pf._PRONOUNISH.search(text, s_start, m.start()):
+                if m.verb == "feeling" and not pf._PRONOUNISH.search(text, s_start, m.start):
                     start = s_start
             sites.append((start, end, start == s_start))
         return pf._merge(sites)
