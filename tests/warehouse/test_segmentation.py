@@ -95,3 +95,21 @@ def test_posts_not_tokenized_when_short_segment_as_if_they_were():
         seen_whole += len(segs) == 1 and segs[0].text == text and len(text) > cfg.max_tokens
         seen_split += segs[0].text != text
     assert seen_whole and seen_split  # both sides of the bound were exercised
+
+
+def test_the_cheap_token_bound_is_never_below_the_count():
+    """Segmentation trusts `at_most` to call a post short without counting: on texts of letters,
+    digits, marks, ASCII and non-ASCII white space, accents, emoji and other scripts it must be
+    at least the tokenizer's count, and close enough on prose that posts rarely need the count."""
+    import random
+
+    tok = RegexWordPieceTokenizer()
+    rng = random.Random(4)
+    alphabet = list("abcdefghij0123 \t\n\x0b\x1c.,!'") + ["é", "😀", "\u00a0", "\u2003", "\u0663", "ß", "日本"]
+    texts = ["", "a", "abcdefg", "1234", "a1b2", "x" * 13] + [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(5000)]
+    for text in texts:
+        assert tok.at_most(text) >= tok.count(text), repr(text)
+    prose = " ".join(rng.choice(["I", "was", "feeling", "overwhelmed,", "today.", "My", "(24F)", "boyfriend's"])
+                     for _ in range(150))
+    assert tok.count(prose) <= tok.at_most(prose) <= 1.5 * tok.count(prose)
