@@ -84,3 +84,25 @@ def test_selects_is_the_windows_test_stopped_at_the_first_window():
     texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
     assert [pre.selects(t) for t in texts] == [bool(pre.windows(t)) for t in texts]
     assert 300 < sum(pre.selects(t) for t in texts) < 2900  # both kinds are in the sample
+
+
+def test_the_fast_sentence_ends_are_the_matches_of_the_defining_pattern():
+    """`_sentence_ends` (two stdlib scans merged) must give exactly the spans of _SENT_END, with
+    every character `regex` and `re` disagree on as white space, curly quotes, ellipses, runs of
+    marks and line breaks next to marks; and its white-space class is exactly `regex`'s \\s."""
+    import random
+
+    import regex
+
+    from extractors.prefilter import _SENT_END, _WHITE, _sentence_ends
+
+    white = "".join(chr(c) for c in range(0x3001) if regex.match(r"\s", chr(c)))
+    assert regex.fullmatch(f"[{_WHITE}]+", white) and not regex.search(f"[{_WHITE}]", "".join(
+        chr(c) for c in range(0x3001) if not regex.match(r"\s", chr(c))))
+    pieces = list(".!?…\"'”’)]") + ["\n", "\n\n", " ", "  ", "\t", "\x1c", "\x1f", "\x85", "\u00a0", "\u2003", "\u3000",
+                                   "a", "I am sad", "x."]
+    rng = random.Random(8)
+    texts = ["", ".", "\n", "a. b", "a.\n\nb", ".”\n c", "a.. b"] + [
+        "".join(rng.choice(pieces) for _ in range(rng.randint(1, 25))) for _ in range(20000)]
+    for text in texts:
+        assert list(_sentence_ends(text)) == [m.span() for m in _SENT_END.finditer(text)], repr(text)
