@@ -48,3 +48,28 @@ def test_reference_reach_follows_the_reference_patterns(text, word, reached):
     start = text.rindex(word)
     assert (reach.reaches("family1", start) or reach.reaches("family2", start)) == reached
     assert reach.reaches("family3", start)  # family 3 is judged on tags, not reach
+
+
+def test_ascii_texts_reach_the_same_phrases_as_the_case_insensitive_reference_patterns():
+    """ASCII text is lowercased and scanned by the stdlib patterns; the phrase spans must be those
+    of the IGNORECASE reference regexes, whatever the case, spacing, commas and control characters."""
+    import random
+
+    from extractors import reference
+
+    def defining(text):
+        flat = text.translate(reference._TYPOGRAPHY)
+        return {"family1": reference._spans(reference.FAMILY1, flat), "family2": reference._spans(reference.FAMILY2, flat)}
+
+    words = ["I", "i", "I'm", "IM", "Im", "I am", "I  WAS", "I have been", "I had been", "feel", "FELT", "feeling",
+             "Feeling", "am feeling", "had felt", "have felt", "so", "sad", ",", " ,", "\n", "\t", "\x1c", "’", "x_i",
+             "2i", "io", "i-", "Happy", "lonely and"]
+    rng = random.Random(6)
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 20))) for _ in range(8000)]
+    reached = 0
+    for text in texts:
+        assert text.translate(reference._TYPOGRAPHY).isascii()
+        got = ReferenceReach(text)._spans
+        assert got == defining(text), repr(text)
+        reached += len(got["family1"][0]) + len(got["family2"][0])
+    assert reached > 3000
