@@ -24,6 +24,8 @@ class ParquetSink:
         self.rows = 0
         self._names = tuple(schema.names)
         self._buf: list[tuple[Any, ...]] = []  # rows as tuples in column order
+        self._arrow: list[pa.RecordBatch] = []  # or batches, from write_batch
+        self._arrow_rows = 0
         values = attrgetter(*self._names)
         self._values = values if len(self._names) > 1 else lambda record: (values(record),)
         self._writer = pq.ParquetWriter(self.path, schema, compression="zstd")
@@ -40,7 +42,22 @@ class ParquetSink:
         if len(self._buf) >= self.batch_rows:
             self._flush()
 
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        """Rows already in Arrow (in the sink's schema): no Python object per value. Row groups
+        still close at about `batch_rows` rows."""
+        if batch.schema != self.schema:
+            raise ValueError(f"{self.path}: batch schema differs from the sink's:\n{batch.schema}\nvs\n{self.schema}")
+        self._flush()  # rows written one by one before keep their order
+        self._arrow.append(batch)
+        self._arrow_rows += len(batch)
+        if self._arrow_rows >= self.batch_rows:
+            self._flush()
+
     def _flush(self) -> None:
+        if self._arrow:
+            self._writer.write_table(pa.Table.from_batches(self._arrow, schema=self.schema))
+            self.rows += self._arrow_rows
+            self._arrow, self._arrow_rows = [], 0
         if self._buf:
             # column-wise: ~5x cheaper per row than Table.from_pylist
             columns = dict(zip(self._names, zip(*self._buf)))

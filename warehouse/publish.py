@@ -15,6 +15,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from schemas.config import Recipe
 from schemas.checksums import sha256_file
 from schemas.records import EXAMPLES
@@ -23,7 +27,7 @@ from warehouse.catalog import register_release
 from warehouse.layout import Warehouse
 from warehouse.locking import file_lock
 from warehouse.manifest import release_fields, write_manifest
-from warehouse.parquet import ParquetSink, iter_rows
+from warehouse.parquet import BATCH_ROWS, ParquetSink
 from warehouse.splits import SPLITS, split_for, splits_for_config
 
 
@@ -125,8 +129,13 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
     splits = splits_for_config(recipe.splits)
     sinks = {s: ParquetSink(tmp / split_file_name(s), EXAMPLES) for s in splits}
     try:
-        for row in iter_rows(examples_path):
-            sinks[split_for(row["post_id"], recipe.splits)].write(row)
+        for batch in pq.ParquetFile(examples_path).iter_batches(batch_size=BATCH_ROWS):
+            batch = pa.RecordBatch.from_arrays([batch.column(n) for n in EXAMPLES.names], schema=EXAMPLES)
+            split = pa.array([split_for(pid, recipe.splits) for pid in batch.column("post_id").to_pylist()])
+            for s in splits:  # each split keeps the examples' order
+                part = batch.filter(pc.equal(split, s))
+                if len(part):
+                    sinks[s].write_batch(part)
     finally:
         for sink in sinks.values():
             sink.close()

@@ -61,3 +61,25 @@ def test_tuples_read_back_like_rows_in_the_asked_column_order(tmp_path):
     rows = list(iter_rows(tmp_path / "p.parquet", columns))
     assert list(iter_tuples(tmp_path / "p.parquet", columns)) == [tuple(r[c] for c in columns) for r in rows]
     assert [t[1] for t in iter_tuples(tmp_path / "p.parquet", columns)] == [f"p{k}" for k in range(8)]
+
+
+def test_arrow_batches_and_rows_mixed_keep_their_order_and_a_foreign_schema_is_refused(tmp_path):
+    """The release writer hands each split its Arrow batches; rows before and after stay in order,
+    row groups still close at about batch_rows, and a batch of another schema is an error."""
+    import pyarrow as pa
+    import pytest
+
+    posts = _posts(12)
+    rows = [{f.name: getattr(p, f.name) for f in fields(RawPost)} for p in posts]
+    batch = pa.RecordBatch.from_pylist(rows[2:9], schema=RAW_POSTS)
+    with ParquetSink(tmp_path / "mixed.parquet", RAW_POSTS, batch_rows=4) as sink:
+        sink.write(rows[0])
+        sink.write_record(posts[1])
+        sink.write_batch(batch.slice(0, 3))
+        sink.write_batch(batch.slice(3))
+        for post in posts[9:]:
+            sink.write_record(post)
+        with pytest.raises(ValueError, match="batch schema differs"):
+            sink.write_batch(pa.RecordBatch.from_pylist([{"id": "x"}]))
+    assert list(iter_rows(tmp_path / "mixed.parquet")) == rows
+    assert sink.rows == 12 and pq.ParquetFile(tmp_path / "mixed.parquet").metadata.num_row_groups <= 4
