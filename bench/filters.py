@@ -5,7 +5,7 @@ parse + RawPost), language identification and MinHash signatures, each on realis
     .venv/bin/python bench/filters.py                      # every part (decode: 20,000 posts)
     .venv/bin/python bench/filters.py --part decode --posts 100000
     .venv/bin/python bench/filters.py --part language      # py3langid, fastText, the filter
-    .venv/bin/python bench/filters.py --part minhash       # datasketch against rensa ('.[bench]' extra)
+    .venv/bin/python bench/filters.py --part minhash       # ours against datasketch (and rensa: '.[bench]' extra)
 
 Language and MinHash time at most 3,000 posts. Each figure is the best of `--repeat` runs, the
 alternatives interleaved (the host is shared and its speed drifts); CPU time of this process, not
@@ -283,30 +283,42 @@ def _test_module(relpath: str) -> Any:
 
 
 def minhash_part(posts: int, repeat: int) -> dict[str, Any]:
-    """us/post of today's signatures (datasketch MinHash, affine32 over SHA-1) and of rensa's
-    RMinHash and CMinHash on realistic posts; then the drops each makes on the corpora of
-    tests/filters/test_near_index.py and tests/pipeline/test_shards.py against today's."""
+    """us/post of today's signatures (filters.near_duplicates.MinHasher, numpy), of datasketch's
+    MinHash (affine32 over SHA-1: the signatures before, kept here as the reference) and of
+    rensa's RMinHash and CMinHash (when installed) on realistic posts; then the drops each makes on
+    the corpora of tests/filters/test_near_index.py and tests/pipeline/test_shards.py against
+    datasketch's."""
     import numpy as np
+    from datasketch import MinHash
 
     from filters.near_duplicates import NearDuplicateFilter, shingles
 
+    near = NearDuplicateFilter(threshold=0.8, num_perm=64)
+
+    def datasketch(seed: int) -> Callable[[NearDuplicateFilter, str], np.ndarray]:
+        template = MinHash(num_perm=near.num_perm, seed=seed)
+
+        def signature(self: NearDuplicateFilter, text: str) -> np.ndarray:
+            m = MinHash(num_perm=self.num_perm, permutations=template.permutations, scheme=template.scheme)
+            m.update_batch(shingles(text, self.shingle_words))
+            return m.hashvalues.astype(np.uint32)
+        return signature
+
+    # datasketch with another seed: how far two draws of the same hash family differ on these corpora
+    kinds = {"ours_numpy": NearDuplicateFilter.signature, "datasketch": datasketch(1), "datasketch_seed2": datasketch(2)}
     try:
         from rensa import CMinHash, RMinHash
     except ImportError:
-        print("minhash: rensa is not installed; pip install -c constraints.txt '.[bench]' to compare with it")
-        return {"error": "rensa not installed"}
+        print("minhash: rensa is not installed (pip install -c constraints.txt '.[bench]' adds it to the comparison)")
+    else:
+        def rensa(kind: Any) -> Callable[[NearDuplicateFilter, str], np.ndarray]:
+            def signature(self: NearDuplicateFilter, text: str) -> np.ndarray:
+                m = kind(self.num_perm, 1)
+                m.update(list(shingles(text, self.shingle_words)))  # bytes tokens, as datasketch hashes
+                return np.asarray(m.digest(), dtype=np.uint64).astype(np.uint32)
+            return signature
 
-    near = NearDuplicateFilter(threshold=0.8, num_perm=64)
-
-    def rensa(kind: Any) -> Callable[[NearDuplicateFilter, str], np.ndarray]:
-        def signature(self: NearDuplicateFilter, text: str) -> np.ndarray:
-            m = kind(self.num_perm, 1)
-            m.update(list(shingles(text, self.shingle_words)))  # bytes tokens, as datasketch hashes
-            return np.asarray(m.digest(), dtype=np.uint64).astype(np.uint32)
-        return signature
-
-    kinds = {"datasketch": NearDuplicateFilter.signature, "rensa_rminhash": rensa(RMinHash),
-             "rensa_cminhash": rensa(CMinHash)}
+        kinds |= {"rensa_rminhash": rensa(RMinHash), "rensa_cminhash": rensa(CMinHash)}
     texts = [p["title"] + "\n\n" + p["selftext"] for p in realistic_posts(min(posts, 3000))]
     fns = {"shingles_only": lambda: [shingles(t, 3) for t in texts]}
     fns |= {name: (lambda sig=sig: [sig(near, t) for t in texts]) for name, sig in kinds.items()}
@@ -341,7 +353,7 @@ def minhash_part(posts: int, repeat: int) -> dict[str, Any]:
         today = drops["datasketch"][corpus]
         print(f"  drops on {corpus}: datasketch {len(today)}", end="")
         out["drops"][corpus] = {"datasketch": len(today)}
-        for name in ("rensa_rminhash", "rensa_cminhash"):
+        for name in (k for k in kinds if k != "datasketch"):
             theirs = drops[name][corpus]
             print(f"; {name} {len(theirs)} ({len(theirs - today)} not dropped today, {len(today - theirs)} "
                   "dropped today but not)", end="")
