@@ -88,3 +88,33 @@ def test_the_filter_keeps_every_real_english_segment_of_the_dev_file(shared_refe
     texts = [json.loads(line)["text"] for line in lines]
     assert len(texts) > 500
     assert [t[:60] for t in texts if not _kept(t)] == []
+
+
+def test_a_long_post_sure_in_its_first_300_characters_is_kept_on_them_others_are_read_in_full(monkeypatch):
+    """The quick read: fastText on QUICK_CHARS decides a post it is sure is English; a post whose
+    opening is another language (or unsure) is read on SAMPLE_CHARS, then by py3langid, as before."""
+    import filters.language as language
+
+    calls: list[int] = []
+    real = language.detect_fast
+
+    def counting(text, chars=language.SAMPLE_CHARS):
+        calls.append(chars)
+        return real(text, chars)
+
+    monkeypatch.setattr(language, "detect_fast", counting)
+    english = ("I have been thinking about this for a long time and I finally decided to write it down. "
+               "Last week my manager asked me to stay late again, and when I got home my partner had already "
+               "eaten. We talked for a while about how tired we both are, and about moving closer to her "
+               "parents next year. I am not sure it is the right call, but it feels better to have said it.")
+    french = " ".join(t for ls, t in _table() if ls == {"fr"})
+    assert len(english) > language.QUICK_CHARS and len(french) > language.QUICK_CHARS
+
+    assert _kept(english) and calls == [language.QUICK_CHARS]
+    calls.clear()
+    assert not _kept(french) and calls == [language.QUICK_CHARS, language.SAMPLE_CHARS]
+    calls.clear()
+    _kept(french[:language.QUICK_CHARS] + " " + english)  # a French opening: read in full, whatever the verdict
+    assert calls[:2] == [language.QUICK_CHARS, language.SAMPLE_CHARS]
+    calls.clear()
+    assert _kept(english[:200]) and calls == [language.SAMPLE_CHARS]  # short: one read of all of it
