@@ -55,7 +55,7 @@ class Scrubber:
     """Finds and replaces the enabled PII kinds. Loads Presidio (and the NER pipe when names are
     on) once; reuse one instance per process."""
 
-    def __init__(self, kinds: Iterable[str] = KINDS, ner_batch_size: int = 64) -> None:
+    def __init__(self, kinds: Iterable[str] = KINDS, ner_batch_size: int | None = None) -> None:
         self.kinds = tuple(k for k in KINDS if k in set(kinds))
         unknown = set(kinds) - set(KINDS)
         if unknown:
@@ -71,9 +71,9 @@ class Scrubber:
         self._operators = {e: OperatorConfig("replace", {"new_value": p}) for e, p in PLACEHOLDERS.items()}
         self.names = None
         if "name" in self.kinds:
-            from filters.pii_names import NameFinder
+            from filters.pii_names import NER_BATCH, NameFinder
 
-            self.names = NameFinder(batch_size=ner_batch_size)
+            self.names = NameFinder(batch_size=ner_batch_size or NER_BATCH)
 
     @classmethod
     def from_config(cls, cfg: Any) -> "Scrubber":
