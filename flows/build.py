@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +53,11 @@ SPLIT_THREADS = 2  # inputs split at once, beside the workers
 pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE)
 
 
-def _run_parallel(step: str, submitted: list[Any]) -> list[StepResult]:
-    """Wait for shard tasks, printing progress as each finishes; results in submission order."""
-    progress = Progress(step, len(submitted))
+def _run_parallel(step: str, submitted: list[Any], started: float | None = None) -> list[StepResult]:
+    """Wait for shard tasks, printing progress as each finishes; results in submission order.
+    `started`: when the tasks began (perf_counter), if before this call (filtering starts while
+    the split runs), so the rate printed is records per second of the step."""
+    progress = Progress(step, len(submitted)) if started is None else Progress(step, len(submitted), started=started)
     for fut in as_completed(submitted):
         r = fut.result()
         progress.update(r.funnel.read, r.skipped, r.shard)
@@ -93,12 +96,12 @@ def _split_and_filter(inputs: list[str], shards_dir: str, stems: dict[str, str],
 
 
 def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[str, Any]],
-                     recipe_path: str, filtering: dict[str, Any]) -> None:
+                     recipe_path: str, filtering: dict[str, Any], started: float | None = None) -> None:
     """Filter submission-dump shards in parallel (`filtering`: those already submitted while
     splitting), then the shards the comment join sends back with more NSFW ids."""
     posts_first = [s for s in new_shards if not is_comment_input(s["source_file"])]
     firsts = _run_parallel("filter", [filtering.get(s["path"]) or filter_task.submit(s, recipe_path)
-                                      for s in posts_first])
+                                      for s in posts_first], started)
     second = filter_shards.rejoin_plan(new_shards, prior_shards, firsts)
     if second:
         _run_parallel("filter comments", [filter_task.submit(s, recipe_path, ids) for s, ids in second])
@@ -130,12 +133,13 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     inputs = order_inputs(list(inputs))  # submissions before comments, as a reader in order sees them
     shards_dir = str(Path(run_dir) / "shards")
     stems = shards.input_stems(inputs)
+    filter_started = time.perf_counter()  # the first filters run while the split still does
     splits, filtering = _split_and_filter(inputs, shards_dir, stems, shard_lines, recipe_path, hashes)
     new_shards = [s for sp in splits for s in sp.shards]
     all_shards = prior_shards + new_shards
     print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
           f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
-    _filter_and_join(new_shards, prior_shards, recipe_path, filtering)
+    _filter_and_join(new_shards, prior_shards, recipe_path, filtering, filter_started)
     dedupe = dedupe_task.submit(all_shards, recipe_path)  # on a worker: its DuckDB memory is not ours
     # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
     extracts = [extract_task.submit(s, recipe_path, wait_for=[dedupe]) for s in all_shards]

@@ -59,8 +59,8 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
     selftext = _str(get("body") if is_comment else get("selftext"))
     if is_comment:
         text = selftext
-    else:
-        text = f"{title}\n\n{selftext}" if selftext.strip() else title
+    else:  # isspace(), unlike strip(), copies nothing: "" and all-space bodies alike leave the title alone
+        text = f"{title}\n\n{selftext}" if selftext and not selftext.isspace() else title
     if "title" not in obj and "selftext" not in obj and "body" not in obj:
         raise NotAPost("no_text_fields")
     return RawPost(
