@@ -48,8 +48,9 @@ def word_ids(text: str) -> np.ndarray:
 
 
 class MinHasher:
-    """MinHash signatures of word n-gram shingles in numpy, ~6x cheaper than datasketch's MinHash
-    over SHA-1 (bench/filters.py --part minhash; the same drops on the tests' corpora).
+    """MinHash signatures of word n-gram shingles in numpy, ~4x cheaper than datasketch's MinHash
+    over SHA-1 (bench/filters.py --part minhash: on the tests' corpora its drops differ from
+    datasketch's only as much as datasketch's with another seed do).
 
     A shingle's hash mixes its words' CRC-32s with one odd multiplier per position (order counts),
     and permutation k is the multiply-shift hash (a_k * h + b_k) mod 2**64, top 32 bits; the
