@@ -169,8 +169,9 @@ def split_input(path: str, shards_dir: str, stem: str, shard_lines: int, sha256:
         shards.append(_shard_entry(root, stem, len(shards), source, first, in_shard, current))
         current = None
 
+    blocks = iter_blocks(path)  # a missing file fails here, before any shard
     try:
-        for block in iter_blocks(path):
+        for block in blocks:
             pos, view = 0, memoryview(block)
             while pos < len(block):
                 if current is None:

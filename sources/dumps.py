@@ -62,23 +62,26 @@ def _plain_blocks(fh: BinaryIO) -> Iterator[bytes]:
 
 
 def iter_blocks(path: str | Path) -> Iterator[bytes]:
-    """The decompressed bytes of a dump, block by block (lines cross block ends); DumpError when
-    the file is missing, corrupt or truncated."""
+    """The decompressed bytes of a dump, block by block (lines cross block ends). A missing file is
+    a DumpError at once; a corrupt or truncated one while its blocks are read."""
     p = Path(path)
     if not p.exists():
         raise DumpError(f"{p}: no such file")
+    return _blocks(p)
+
+
+def _blocks(p: Path) -> Iterator[bytes]:
     with open(p, "rb") as fh:
         yield from (_zst_blocks(fh, p) if p.suffix == ".zst" else _plain_blocks(fh))
 
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """(line number, raw bytes) for every line of a dump, streamed."""
-    if not Path(path).exists():
-        raise DumpError(f"{Path(path)}: no such file")
+    blocks = iter_blocks(path)
     rest = b""
     line_no = 0
     try:
-        for block in iter_blocks(path):
+        for block in blocks:
             parts = (rest + block).split(b"\n")
             rest = parts.pop()
             for part in parts:

@@ -123,7 +123,7 @@ class GateTables:
     streamed back in file order next to the chunks. `label_shares` and `drift` are small."""
 
     def __init__(self, files: dict[str, Path], parent: Counter[str] | None, chunk_rows: int, spill_dir: Path,
-                 chunk_mb: float = 16.0, pii: GatePii | None = None):
+                 chunk_mb: float = GateConfig.chunk_mb, pii: GatePii | None = None):
         self.files, self.chunk_rows = files, max(1, chunk_rows)
         self.pii = pii  # adds the pii_in_* columns to each examples chunk
         self.chunk_bytes = max(1, int(chunk_mb * 2**20))
