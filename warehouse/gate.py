@@ -224,6 +224,10 @@ class _Rows:
         return out
 
 
+# strings stay in Arrow buffers (no Python object per row); GX only checks the texts for nulls
+_TEXTS_IN_ARROW = {pa.string(): pd.ArrowDtype(pa.string()), pa.large_string(): pd.ArrowDtype(pa.large_string())}
+
+
 def _examples_frame(t: pa.Table, facts: pa.Table, split: str) -> pd.DataFrame:
     """One chunk of the `examples` table: the stored columns plus the computed ones the suite checks."""
     t, n = t.select(_EXAMPLE_COLUMNS), len(t)
@@ -237,7 +241,15 @@ def _examples_frame(t: pa.Table, facts: pa.Table, split: str) -> pd.DataFrame:
     }
     for name, column in computed.items():
         t = t.append_column(name, column.cast(pa.int64()) if name != "split" else column)
-    return t.to_pandas()
+    frame = t.to_pandas(types_mapper=_TEXTS_IN_ARROW.get)
+    frame["labels"] = pd.Series(_hashable(t.column("labels")), index=frame.index, dtype="object")
+    return frame
+
+
+def _hashable(labels: pa.ChunkedArray) -> list[tuple[str, ...] | None]:
+    """Label lists as tuples: GX fingerprints each batch with pandas' hash and, when a column holds
+    arrays (to_pandas' lists), falls back to pickling the whole chunk, a copy of all its texts."""
+    return [None if x is None else tuple(x) for x in labels.to_pylist()]
 
 
 def _labels_frame(t: pa.Table, split: str) -> pd.DataFrame:

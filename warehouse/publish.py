@@ -27,7 +27,7 @@ from warehouse.catalog import register_release
 from warehouse.layout import Warehouse
 from warehouse.locking import file_lock
 from warehouse.manifest import release_fields, write_manifest
-from warehouse.parquet import BATCH_ROWS, ParquetSink
+from warehouse.parquet import BATCH_ROWS, ParquetSink, system_allocator
 from warehouse.splits import SPLITS, split_for, splits_for_config
 
 
@@ -99,7 +99,8 @@ def publish_release(
         tmp = warehouse.dataset_dir(dataset) / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir(parents=True)
         try:
-            fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary)
+            with system_allocator():
+                fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary)
             write_manifest(tmp, fields, extra)
             for f in (tmp / "data").iterdir():
                 f.chmod(0o444)

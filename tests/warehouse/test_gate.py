@@ -160,3 +160,19 @@ def test_gate_in_small_chunks_reports_what_one_batch_reports(tmp_path):
     assert pick(chunked) == pick(whole)
     gx = json.loads((tmp_path / "chunked" / "results.json").read_text())["gx"]
     assert gx[0]["meta"]["chunks"] == 7  # 47 example rows / 7
+
+
+def test_an_examples_chunk_hashes_without_pickling_its_texts():
+    """GX fingerprints every batch with pandas' hash and pickles the whole chunk when a column cannot
+    be hashed (label arrays could not): a copy of all its texts per chunk."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from warehouse.gate import _examples_frame
+
+    table = pa.Table.from_pylist([e.to_row() for e in _good(8)], schema=EXAMPLES)
+    facts = pa.table({"n_rows_of_id": [1] * 8, "n_splits_of_post": [1] * 8})
+    frame = _examples_frame(table, facts, "train")
+    assert len(pd.util.hash_pandas_object(frame, index=True)) == 8
+    assert frame["labels"].tolist() == [tuple(e.labels) for e in _good(8)]
+    assert frame["text"].tolist() == [e.text for e in _good(8)]

@@ -3,6 +3,7 @@ import hashlib
 from dataclasses import fields
 
 import pyarrow.parquet as pq
+import pytest
 
 from filters.duplicate_index import KEYS
 from schemas.records import RAW_POSTS, RawPost
@@ -83,3 +84,16 @@ def test_arrow_batches_and_rows_mixed_keep_their_order_and_a_foreign_schema_is_r
             sink.write_batch(pa.RecordBatch.from_pylist([{"id": "x"}]))
     assert list(iter_rows(tmp_path / "mixed.parquet")) == rows
     assert sink.rows == 12 and pq.ParquetFile(tmp_path / "mixed.parquet").metadata.num_row_groups <= 4
+
+
+def test_system_allocator_switches_arrows_pool_inside_and_back_after_an_error():
+    import pyarrow as pa
+
+    from warehouse.parquet import system_allocator
+
+    before = pa.default_memory_pool().backend_name
+    with pytest.raises(RuntimeError):
+        with system_allocator():
+            assert pa.default_memory_pool().backend_name == "system"
+            raise RuntimeError("publish failed")
+    assert pa.default_memory_pool().backend_name == before
