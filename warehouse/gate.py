@@ -158,13 +158,10 @@ class GateTables:
             yield self.small[name]
             return
         n = 0
-        for split, path in self.files.items():
-            for table, facts in self._split_chunks(path, name == "examples"):
-                frame = _examples_frame(table, facts, split) if facts is not None else _labels_frame(table, split)
-                frame = self.pii.add_columns(frame) if self.pii and facts is not None else frame
-                if len(frame) or not n:
-                    n += 1
-                    yield frame
+        for frame in self._with_pii(self._frames(name == "examples")) if name == "examples" else self._frames(False):
+            if len(frame) or not n:
+                n += 1
+                yield frame
         if not n:  # no rows at all: GX still gets the (empty) table
             n = 1
             empty = EXAMPLES.empty_table()
@@ -175,6 +172,26 @@ class GateTables:
             else:
                 yield _labels_frame(empty, "")
         self.chunk_counts[name] = n
+
+    def _frames(self, examples: bool) -> Iterator[pd.DataFrame]:
+        for split, path in self.files.items():
+            for table, facts in self._split_chunks(path, examples):
+                yield _examples_frame(table, facts, split) if examples else _labels_frame(table, split)
+
+    def _with_pii(self, frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        """Each examples frame with its PII columns, the next frame's scan begun before this one is
+        handed on: the helper process scans it while GX validates this one."""
+        if self.pii is None:
+            yield from frames
+            return
+        pending = None
+        for frame in frames:
+            scan = self.pii.scan(frame)
+            if pending is not None:
+                yield self.pii.add_columns(*pending)
+            pending = (frame, scan)
+        if pending is not None:
+            yield self.pii.add_columns(*pending)
 
     def _split_chunks(self, path: Path, examples: bool) -> Iterator[tuple[pa.Table, pa.Table | None]]:
         """(rows, their cross-row facts for `examples`) of one split file, chunk by chunk: a chunk
@@ -204,6 +221,8 @@ class GateTables:
 
     def close(self) -> None:
         self.con.close()
+        if self.pii is not None:
+            self.pii.close()
 
 
 class _Rows:

@@ -99,3 +99,56 @@ def test_names_are_checked_on_a_bounded_deterministic_sample_of_rows(tmp_path):
     assert 20 <= first.name_rows <= 60 and first.name_rows == second.name_rows
     assert a["pii_in_text"].notna().sum() == first.name_rows  # exactly the sampled rows were name-checked
     assert a["pii_in_text"].equals(b["pii_in_text"])
+
+
+def _chunks(path, size):
+    """The examples file as the gate's frames, `size` rows each."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from warehouse.gate import _examples_frame
+
+    table = pq.read_table(path)
+    for start in range(0, len(table), size):
+        part = table.slice(start, size)
+        facts = pa.table({"n_rows_of_id": [1] * len(part), "n_splits_of_post": [1] * len(part)})
+        yield _examples_frame(part, facts, "train")
+
+
+def test_the_helper_process_finds_what_the_gate_finds_itself_chunk_by_chunk(tmp_path):
+    """Large releases are scanned in a helper process one chunk ahead of GX (the first chunk here):
+    the pii_in_* columns must be the same, names included (those stay in this process)."""
+    planted = [_ex(f"leak-{kind}-{k}", tail) for k in range(3) for kind, tail in PLANTED.items()]
+    path = _write(tmp_path / "ex.parquet", _clean(12) + planted)
+    files = {"train": path}
+    alone = GatePii(pii_check(), None, files, helper_min_rows=10**9)
+    helped = GatePii(pii_check(), None, files, helper_min_rows=1)
+    try:
+        assert alone.helper is None and helped.helper is not None
+        mine = [alone.add_columns(f) for f in _chunks(path, 9)]
+        frames = list(_chunks(path, 9))
+        scans = [helped.scan(f) for f in frames]  # all begun before any is read back
+        theirs = [helped.add_columns(f, s) for f, s in zip(frames, scans)]
+    finally:
+        helped.close()
+    columns = ["pii_in_text", "pii_in_masked_text"]
+    found = [row for f in mine for row in f[columns].itertuples(index=False)]
+    assert sum(1 for text, _ in found if text) == len(planted)  # every leak, and only those
+    assert found == [row for f in theirs for row in f[columns].itertuples(index=False)]
+    assert helped.describe()["helper_process"] is True and alone.describe()["helper_process"] is False
+    assert helped.rows == alone.rows == len(_clean(12) + planted)
+
+
+def test_a_helper_process_that_dies_fails_the_scan_with_a_short_error(tmp_path):
+    from warehouse.gate_pii import PiiHelperError
+
+    path = _write(tmp_path / "ex.parquet", _clean(20))
+    pii = GatePii(pii_check(), None, {"train": path}, helper_min_rows=1)
+    try:
+        frames = list(_chunks(path, 10))
+        pii.add_columns(frames[0])  # the first chunk: scanned here
+        pii.helper.proc.kill()
+        with pytest.raises(PiiHelperError, match="helper process stopped"):
+            pii.add_columns(frames[1])
+    finally:
+        pii.close()
