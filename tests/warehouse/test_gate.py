@@ -160,6 +160,8 @@ def test_gate_in_small_chunks_reports_what_one_batch_reports(tmp_path):
     assert pick(chunked) == pick(whole)
     gx = json.loads((tmp_path / "chunked" / "results.json").read_text())["gx"]
     assert gx[0]["meta"]["chunks"] == 7  # 47 example rows / 7
+    # examples chunk by split file; label rows (small) are gathered across the split files
+    assert whole.summary["chunks"] == {"examples": 2, "labels": 1}
 
 
 def test_an_examples_chunk_hashes_without_pickling_its_texts():
