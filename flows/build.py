@@ -108,14 +108,16 @@ def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[s
 
 
 def _warm_gate_imports() -> None:
-    """Import Great Expectations (~4-7 s) in a background thread of this (otherwise idle) process
-    while the workers dedupe and extract, so publishing does not wait for it; a failed import
-    resurfaces in the gate."""
+    """Import Great Expectations (~4-7 s) and the gate with its PII detectors (Presidio, ~1.7 s) in
+    a background thread of this (otherwise idle) process while the workers dedupe and extract, so
+    publishing does not wait for them; a failed import resurfaces in the gate."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # as warehouse/gx_adapter.py sets it
 
     def load() -> None:
         try:
             import great_expectations  # noqa: F401
+
+            import warehouse.gate  # noqa: F401
         except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
             pass
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -23,7 +23,6 @@ from filters.base import Filter, run_filters
 from filters.dedupe import NEAR_SIGNATURES, dedupe_filters, split_chain
 from filters.duplicate_index import KEYS, KEYS_FILE
 from filters.near_index import BANDS_FILE, write_bands
-from filters.pii import Scrubber
 from filters.reddit import filters_from_config
 from pipeline.results import FilterResult
 from pipeline.run import load_saved_recipe
@@ -34,6 +33,9 @@ from schemas.records import QUARANTINE, RAW_POSTS, RawPost, quarantine_row
 from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_comments
 from warehouse.parquet import ParquetSink
+
+if TYPE_CHECKING:
+    from filters.pii import Scrubber
 
 NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
 SCRUB_BATCH = 256  # posts per PII-scrubbing batch (the name detector tags a batch at once)
@@ -57,6 +59,14 @@ def filter_chain(recipe: Recipe) -> tuple[list[Filter], list[Filter]]:
     filters.reddit.filters_from_config): the disclosure prefilter right after the field checks."""
     candidates = DisclosureCandidates(Prefilter(maskable_terms()))
     return split_chain(filters_from_config(recipe.filters, selective=[candidates]))
+
+
+def _scrubber(filters: Any) -> Scrubber:
+    """Presidio is imported here, on the worker that filters, not by every process that wires a
+    build (1.7 s of the flow process's start-up)."""
+    from filters.pii import Scrubber
+
+    return Scrubber.from_config(filters)
 
 
 def scrubbed(posts: Iterator[RawPost], scrubber: Scrubber | None) -> Iterator[RawPost]:
@@ -151,7 +161,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
              ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
             kept = run_filters(records, stateless, funnel,
                                lambda r, why: dropped.write(quarantine_row("ingest", r, why, why != NO_DISCLOSURE)))
-            for post in scrubbed(kept, Scrubber.from_config(recipe.filters) if recipe.filters.scrub_pii else None):
+            for post in scrubbed(kept, _scrubber(recipe.filters) if recipe.filters.scrub_pii else None):
                 posts.write_record(post)
                 if keys is not None:
                     keys.write({"key": dup.key(post)})
