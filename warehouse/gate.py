@@ -157,8 +157,9 @@ class GateTables:
         if name in self.small:
             yield self.small[name]
             return
-        n = 0
-        for frame in self._with_pii(self._frames(name == "examples")) if name == "examples" else self._frames(False):
+        n, examples = 0, name == "examples"
+        for frame in self._frames(examples):
+            frame = self.pii.add_columns(frame) if self.pii and examples else frame
             if len(frame) or not n:
                 n += 1
                 yield frame
@@ -190,21 +191,6 @@ class GateTables:
         if labels:
             yield pa.concat_tables(labels).to_pandas()
 
-    def _with_pii(self, frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        """Each examples frame with its PII columns, the next frame's scan begun before this one is
-        handed on: the helper process scans it while GX validates this one."""
-        if self.pii is None:
-            yield from frames
-            return
-        pending = None
-        for frame in frames:
-            scan = self.pii.scan(frame)
-            if pending is not None:
-                yield self.pii.add_columns(*pending)
-            pending = (frame, scan)
-        if pending is not None:
-            yield self.pii.add_columns(*pending)
-
     def _split_chunks(self, path: Path, examples: bool) -> Iterator[tuple[pa.Table, pa.Table | None]]:
         """(rows, their cross-row facts for `examples`) of one split file, chunk by chunk: a chunk
         closes at `chunk_rows` rows or `chunk_bytes` of Arrow data, so long texts make smaller chunks."""
@@ -233,8 +219,6 @@ class GateTables:
 
     def close(self) -> None:
         self.con.close()
-        if self.pii is not None:
-            self.pii.close()
 
 
 class _Rows:
