@@ -171,23 +171,25 @@ class GateTables:
                 frame = _examples_frame(empty, no_facts, "")
                 yield self.pii.add_columns(frame) if self.pii else frame
             else:
-                yield _labels_frame(empty, "")
+                yield _label_rows(empty, "").to_pandas()
         self.chunk_counts[name] = n
 
     def _frames(self, examples: bool) -> Iterator[pd.DataFrame]:
         """Examples chunk by chunk of each split file; label rows (ids and a label: small) gathered
         across the split files up to `chunk_rows`, since every GX run costs ~0.4 s whatever its size."""
         labels: list[pa.Table] = []
+        held = 0
         for split, path in self.files.items():
             for table, facts in self._split_chunks(path, examples):
                 if examples:
                     yield _examples_frame(table, facts, split)
                     continue
                 rows = _label_rows(table, split)
-                if labels and sum(len(t) for t in labels) + len(rows) > self.chunk_rows:
+                if labels and held + len(rows) > self.chunk_rows:
                     yield pa.concat_tables(labels).to_pandas()
-                    labels = []
+                    labels, held = [], 0
                 labels.append(rows)
+                held += len(rows)
         if labels:
             yield pa.concat_tables(labels).to_pandas()
 
@@ -265,10 +267,6 @@ def _hashable(labels: pa.ChunkedArray) -> list[tuple[str, ...] | None]:
     """Label lists as tuples: GX fingerprints each batch with pandas' hash and, when a column holds
     arrays (to_pandas' lists), falls back to pickling the whole chunk, a copy of all its texts."""
     return [None if x is None else tuple(x) for x in labels.to_pylist()]
-
-
-def _labels_frame(t: pa.Table, split: str) -> pd.DataFrame:
-    return _label_rows(t, split).to_pandas()
 
 
 def _label_rows(t: pa.Table, split: str) -> pa.Table:
