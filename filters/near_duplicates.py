@@ -12,12 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-import regex
 
 from schemas.records import RawPost
 
-_WORD = regex.compile(r"\w+")
-_WORD_RE = re.compile(r"\w+")  # the words of the signatures (stdlib: ~30 % cheaper here)
+_WORD = re.compile(r"\w+")  # a word, for the signatures and the shingles alike (stdlib: ~30 % cheaper than `regex`)
 # Multiply-xorshift mixing (splitmix64 constants): a band key is the same in every process, unlike
 # hash(), so keys written by parallel shard steps can be matched later.
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
@@ -43,7 +41,7 @@ def word_ids(text: str) -> np.ndarray:
     if text.isascii():
         words = text.encode("ascii").translate(_ASCII_WORDS).split()
     else:
-        words = [w.encode("utf-8", "surrogatepass") for w in _WORD_RE.findall(text.lower())]
+        words = [w.encode("utf-8", "surrogatepass") for w in _WORD.findall(text.lower())]
     return np.fromiter(map(zlib.crc32, words), dtype=np.uint64, count=len(words))
 
 

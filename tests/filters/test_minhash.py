@@ -56,3 +56,6 @@ def test_words_are_what_backslash_w_finds_in_the_lower_cased_text_ascii_or_not()
         text = "".join(rng.choice(alphabet if k % 2 else alphabet[:128]) for _ in range(rng.randint(0, 40)))
         want = [zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in re.findall(r"\w+", text.lower())]
         assert word_ids(text).tolist() == want, repr(text)
+        words = re.findall(r"\w+", text.lower())
+        if len(words) > 1:  # the shingles (what the Jaccard is of) read the same words
+            assert shingles(text, 1) == {w.encode() for w in words}, repr(text)
