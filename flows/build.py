@@ -57,7 +57,7 @@ def _run_parallel(step: str, submitted: list[Any], started: float | None = None)
     """Wait for shard tasks, printing progress as each finishes; results in submission order.
     `started`: when the tasks began (perf_counter), if before this call (filtering starts while
     the split runs), so the rate printed is records per second of the step."""
-    progress = Progress(step, len(submitted)) if started is None else Progress(step, len(submitted), started=started)
+    progress = Progress(step, len(submitted), started=time.perf_counter() if started is None else started)
     for fut in as_completed(submitted):
         r = fut.result()
         progress.update(r.funnel.read, r.skipped, r.shard)
