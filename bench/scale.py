@@ -160,14 +160,25 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int,
     probe = host_probe()
     print(f"host probe before the {workers}-worker build (M loop steps/s per CPU): alone {probe['alone']}, "
           f"together {probe['together']}", flush=True)
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), _children_cpu()
     proc = subprocess.Popen(cmd)
     with TreeRss(proc.pid) as rss:
         code = proc.wait()
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu_before
     if code != 0:
         raise RuntimeError(f"build of {dump} with {workers} worker(s) failed (exit {code})")
-    return seconds, rss, {**json.loads(result.read_text()), "host_probe": probe}
+    print(f"{workers}-worker build: {seconds:,.1f}s, CPU {cpu:,.1f}s = {cpu / seconds:.2f} cores busy on average "
+          "(the build's process tree: flow process and workers; the shared Prefect server not counted)", flush=True)
+    return seconds, rss, {**json.loads(result.read_text()), "host_probe": probe, "cpu_seconds": round(cpu, 1)}
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children and their descendants (each
+    build's flow process waits for its Dask workers, so their CPU is in it)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str,
@@ -346,6 +357,10 @@ def main() -> int:
           f"growth to full size {rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
     print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
           f"{2 * floor / r2:.1f}x (2 workers)")
+    cpu1, cpu2 = (min(runs[w], key=lambda r: r[0])[2]["cpu_seconds"] for w in (1, 2))
+    bound = s1 / (cpu2 / 2)  # the 2-worker build's own CPU, were both cores busy from start to end
+    print(f"CPU of the best builds: 1 worker {cpu1:,.0f}s ({cpu1 / s1:.2f} cores busy), 2 workers {cpu2:,.0f}s "
+          f"({cpu2 / s2:.2f} cores busy); the most 2 cores could give that work: {bound:.2f}x")
     print(f"release rows: {json.dumps(json.loads(Path(built['release']['manifest']).read_text())['rows'])}")
     names_ratio = None
     if not args.skip_names_cost:  # the same build with the name detector flipped: #18's bound is on/off <= 2
@@ -378,7 +393,8 @@ def main() -> int:
                       "build_seconds": {"1_worker": [round(r[0], 1) for r in runs[1]],
                                         "2_workers": [round(r[0], 1) for r in runs[2]]},
                       "stage_floor_ratio": round(floor / stage_rate, 2), "shard_lines": args.shard_lines,
-                      "speedup_pairs": pairs,
+                      "speedup_pairs": pairs, "cpu_seconds": {"1_worker": cpu1, "2_workers": cpu2},
+                      "speedup_bound_from_cpu": round(bound, 3),
                       "host_probe": {"1_worker": [r[2]["host_probe"] for r in runs[1]],
                                      "2_workers": [r[2]["host_probe"] for r in runs[2]]},
                       "config": args.config, "names": args.names,

@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from prefect import flow, task
@@ -21,7 +22,7 @@ from prefect.runtime import flow_run as prefect_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.dask_runner import task_runner
-from pipeline import assemble, dedupe_shards, extract_shards, filter_shards, publish, shards
+from pipeline import assemble, dedupe_shards, extract_shards, filter_shards, pii_prescan, publish, shards
 from pipeline.progress import Progress
 from pipeline.results import AssembleResult, StepResult
 from pipeline.review import review_state, save_review_state
@@ -49,18 +50,23 @@ extract_task = task(extract_shards.extract_shard, name="extract-shard", retries=
 assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)
 publish_task = task(publish.publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
                     retry_condition_fn=_retry_unless_it_cannot_heal)
+prescan_task = task(pii_prescan.prescan_shard, name="prescan-pii", retries=1, cache_policy=NO_CACHE)
 SPLIT_THREADS = 2  # inputs split at once, beside the workers
 pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE)
 
 
-def _run_parallel(step: str, submitted: list[Any], started: float | None = None) -> list[StepResult]:
+def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
+                  then: Callable[[Any], None] | None = None) -> list[StepResult]:
     """Wait for shard tasks, printing progress as each finishes; results in submission order.
     `started`: when the tasks began (perf_counter), if before this call (filtering starts while
-    the split runs), so the rate printed is records per second of the step."""
+    the split runs), so the rate printed is records per second of the step. `then(future)` runs
+    as each one finishes."""
     progress = Progress(step, len(submitted), started=time.perf_counter() if started is None else started)
     for fut in as_completed(submitted):
         r = fut.result()
         progress.update(r.funnel.read, r.skipped, r.shard)
+        if then is not None:
+            then(fut)
     return [f.result() for f in submitted]
 
 
@@ -150,7 +156,15 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     deduped = dedupe.result()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
-    _run_parallel("extract", extracts)
+    # the gate's PII scan of each extracted shard, here while the workers extract the next ones
+    with ThreadPoolTaskRunner(max_workers=1) as scanner:
+        shard_of = {id(f): s for f, s in zip(extracts, all_shards)}
+        scans = []
+        _run_parallel("extract", extracts, then=lambda fut: scans.append(
+            scanner.submit(prescan_task, {"shard": shard_of[id(fut)], "recipe_path": recipe_path, "run_dir": run_dir})))
+        wait(scans)
+        for f in scans:
+            f.result()
     return {"shards": all_shards, "inputs": prior_inputs + [input_record(sp.input, sp.sha256) for sp in splits]}
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pipeline.pii_prescan import prescan_files
 from pipeline.results import AssembleResult, Published
 from pipeline.review import run_review
 from pipeline.run import load_saved_recipe
@@ -41,7 +42,7 @@ def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, ass
     review = {"review": index.describe()} if index is not None else {}
     fields = run_fields(run_id, recipe, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
                         {**review, **(extra or {})})
-    release = publish_release(Path(assembled.examples), wh, recipe, fields)
+    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run_dir))
     out = Published(release.dataset, release.version, str(release.path), str(release.manifest_path))
     write_marker(Path(run_dir), "publish", out.to_dict())
     return out

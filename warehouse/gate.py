@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -289,11 +289,12 @@ def run_gate(
     parent: tuple[str, Counter[str]] | None = None,
     data_docs: bool = True,
     pii_kinds: tuple[str, ...] | None = None,
+    pii_prescans: Sequence[Path] = (),
 ) -> GateResult:
     """Validate the split files; write GX results (and Data Docs) under out_dir; never raises on failure."""
     vocab = vocabulary or default_vocabulary()
     suites = load_suites()
-    pii = GatePii(pii_check(), pii_kinds, files)  # the kinds the recipe scrubbed (None = all)
+    pii = GatePii(pii_check(), pii_kinds, files, pii_prescans)  # the kinds the recipe scrubbed (None = all)
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, out_dir / "duckdb-spill", cfg.chunk_mb, pii)
     try:

@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -85,8 +86,10 @@ def publish_release(
     extra: dict[str, Any],
     version: str | None = None,
     vocabulary: Any = None,
+    pii_prescans: Sequence[Path] = (),
 ) -> Release:
-    """Write `<warehouse>/<dataset>/<version>/` (split Parquet files, gate results, manifest.json)."""
+    """Write `<warehouse>/<dataset>/<version>/` (split Parquet files, gate results, manifest.json);
+    `pii_prescans`: the gate's PII scans the build ran ahead (warehouse/gate_pii.py)."""
     dataset = recipe.dataset.name
     warehouse.dataset_dir(dataset).mkdir(parents=True, exist_ok=True)
     with file_lock(warehouse.lock_path(dataset)):
@@ -100,7 +103,8 @@ def publish_release(
         tmp.mkdir(parents=True)
         try:
             with system_allocator():
-                fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary)
+                fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary,
+                                        pii_prescans)
             write_manifest(tmp, fields, extra)
             for f in (tmp / "data").iterdir():
                 f.chmod(0o444)
@@ -126,7 +130,7 @@ def ensure_registered(warehouse: Warehouse, release: Release) -> list[str]:
 
 
 def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe: Recipe, dataset: str,
-                   version: str, parent: str | None, vocabulary: Any) -> dict[str, Any]:
+                   version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path]) -> dict[str, Any]:
     splits = splits_for_config(recipe.splits)
     sinks = {s: ParquetSink(tmp / split_file_name(s), EXAMPLES) for s in splits}
     try:
@@ -143,7 +147,7 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
     if sum(s.rows for s in sinks.values()) == 0:
         raise PublishError("no examples to publish: every post was dropped (see the funnel)")
     files = {s: sinks[s].path for s in splits}
-    gate = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary)
+    gate = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary, pii_prescans)
     return release_fields(dataset, version, parent, recipe, {s: sinks[s].rows for s in splits}, _count_masks(files),
                           {split_file_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
                            for s, p in files.items()},
@@ -151,7 +155,7 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
 
 
 def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: Recipe, dataset: str,
-              version: str, parent: str | None, vocabulary: Any) -> dict[str, Any] | None:
+              version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path]) -> dict[str, Any] | None:
     """Run the quality gate; on failure keep its results outside the release and raise GateFailed."""
     if not recipe.gate.enabled:
         return None
@@ -163,7 +167,7 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
     from filters.pii import enabled_kinds  # the gate checks the PII kinds the recipe scrubbed
 
     result = run_gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs,
-                      pii_kinds=enabled_kinds(recipe.filters))
+                      pii_kinds=enabled_kinds(recipe.filters), pii_prescans=pii_prescans)
     if not result.success:
         stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         kept = warehouse.rejected_dir(dataset, version, stamp)

@@ -43,3 +43,29 @@ def test_the_process_that_wires_a_build_does_not_import_presidio_or_spacy():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_it(tmp_path):
+    """The temporary API speaks plain HTTP; its clients get a CA file of one certificate instead
+    of certifi's bundle (two bundle loads were ~90 ms of every task on a worker), and a build
+    under it still talks to the API (a task run is recorded)."""
+    import ssl
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import os, ssl; from flows.dask_runner import share_temporary_api; url = share_temporary_api(); "
+            "from prefect import flow, task; from prefect.client.orchestration import get_client\n"
+            "@task\ndef one(): return 1\n"
+            "@flow\ndef f(): return one.submit().result()\n"
+            "f()\n"
+            "with get_client(sync_client=True) as c: runs = c.read_task_runs()\n"
+            "print(url.split(':')[0], os.environ['PREFECT_API_SSL_CERT_FILE'], len(runs))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")} | {"PREFECT_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    scheme, ca_file, task_runs = done.stdout.split()[-3:]
+    assert scheme == "http" and int(task_runs) >= 1
+    assert Path(ca_file).read_text().count("BEGIN CERTIFICATE") == 1
+    assert len(ssl.create_default_context(cafile=ca_file).get_ca_certs()) == 1

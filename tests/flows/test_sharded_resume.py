@@ -50,6 +50,9 @@ def test_a_build_in_six_shards_matches_the_one_shard_build(demo_build, sharded_d
     sharded = json.loads(Path(built["release"]["manifest"]).read_text())
     assert sharded["funnel"] == plain["funnel"] and sharded["stages"] == plain["stages"]
     assert _data_hashes(built["release"]["manifest"]) == _data_hashes(demo_build["release"]["manifest"])
+    pii = sharded["gate"]["pii"]  # each shard's texts were PII-scanned while the next ones were extracted
+    assert len(list((Path(built["release"]["path"]).parents[1] / "runs" / built["run_id"] / "pii-prescan").glob("*"))) == 6
+    assert pii["texts_from_prescan"] == 2 * pii["rows_checked"] > 0
 
 
 def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_demo):
@@ -69,7 +72,7 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
             task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[work[0].id]))) if work else []
     assert len(work) == 1 and work[0].state.is_completed()
     assert {t.name.rsplit("-", 1)[0] for t in inner} == {"split-input", "filter-shard", "dedupe-shards",
-                                                        "extract-shard"}
+                                                        "extract-shard", "prescan-pii"}
     (assemble,) = [t for t in tasks if t.name.startswith("assemble")]
     (publish,) = [t for t in tasks if t.name.startswith("publish-run")]
     assert work[0].end_time <= assemble.start_time <= publish.start_time

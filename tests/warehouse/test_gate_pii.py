@@ -99,3 +99,43 @@ def test_names_are_checked_on_a_bounded_deterministic_sample_of_rows(tmp_path):
     assert 20 <= first.name_rows <= 60 and first.name_rows == second.name_rows
     assert a["pii_in_text"].notna().sum() == first.name_rows  # exactly the sampled rows were name-checked
     assert a["pii_in_text"].equals(b["pii_in_text"])
+
+
+def _gate_columns(files, prescans=(), kinds=None):
+    """The pii_in_* columns the gate computes over `files`, and its PII description."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    pii = GatePii(pii_check(), kinds, files, prescans)
+    frame = pii.add_columns(pd.concat([pq.read_table(p).to_pandas() for p in files.values()], ignore_index=True))
+    return frame[["pii_in_text", "pii_in_masked_text"]], pii.describe()
+
+
+def _texts(examples):
+    return [t for e in examples for t in (e.text, e.masked_text)]
+
+
+def test_a_prescan_of_the_same_detectors_gives_the_gate_exactly_what_its_own_scan_finds(tmp_path):
+    from warehouse.gate_pii import prescan
+
+    examples = _clean(20) + [_ex(f"leak-{kind}", tail) for kind, tail in PLANTED.items()]
+    files = {"train": _write(tmp_path / "ex.parquet", examples)}
+    scanned, plain = _gate_columns(files)
+    assert prescan(_texts(examples), tmp_path / "scan.parquet", cached_scrubber().kinds) == len(set(_texts(examples)))
+    looked_up, described = _gate_columns(files, [tmp_path / "scan.parquet"])
+    assert looked_up.equals(scanned) and scanned["pii_in_masked_text"].notna().sum() == len(PLANTED) - 1
+    assert plain["texts_from_prescan"] == 0 and described["texts_from_prescan"] == 2 * len(examples)
+
+
+def test_the_gate_scans_itself_what_no_matching_prescan_saw(tmp_path):
+    from warehouse.gate_pii import prescan
+
+    leaks = [_ex(f"leak-{kind}", tail) for kind, tail in PLANTED.items()]
+    files = {"train": _write(tmp_path / "ex.parquet", _clean(10) + leaks)}
+    scanned, _ = _gate_columns(files)
+    prescan(_texts(_clean(10)), tmp_path / "part.parquet", cached_scrubber().kinds)  # the leaks never prescanned
+    prescan(_texts(leaks), tmp_path / "other.parquet", ("email",))  # other detectors: must not count
+    (tmp_path / "torn.parquet").write_bytes(b"PAR1 not a parquet file")
+    looked_up, described = _gate_columns(files, [tmp_path / n for n in ("part.parquet", "other.parquet", "torn.parquet")])
+    assert looked_up.equals(scanned) and scanned["pii_in_text"].notna().sum() == len(PLANTED)
+    assert described["texts_from_prescan"] == 2 * 10
