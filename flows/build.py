@@ -51,6 +51,7 @@ assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)
 publish_task = task(publish.publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
                     retry_condition_fn=_retry_unless_it_cannot_heal)
 prescan_task = task(pii_prescan.prescan_shard, name="prescan-pii", retries=1, cache_policy=NO_CACHE)
+quarantine_task = task(assemble.join_ingest_quarantine, name="join-ingest-quarantine", retries=1, cache_policy=NO_CACHE)
 SPLIT_THREADS = 2  # inputs split at once, beside the workers
 pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE)
 
@@ -133,7 +134,7 @@ def _warm_gate_imports() -> None:
 @flow(name="express-shard-work")
 def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lines: int,
                     prior_shards: list[dict[str, Any]], prior_inputs: list[dict[str, Any]],
-                    hashes: dict[str, str], warm_gate: bool = True) -> dict[str, Any]:
+                    hashes: dict[str, str], quarantine_dir: str, warm_gate: bool = True) -> dict[str, Any]:
     """The per-shard work of a run on the task runner it is given: split, filter, dedupe, extract;
     returns the finished shards and the manifest's input entries. A flow of its own so that its
     workers (each with a spaCy model) are shut down before the run is assembled and the quality
@@ -156,14 +157,17 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     deduped = dedupe.result()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
-    # the gate's PII scan of each extracted shard, here while the workers extract the next ones
+    # on this process while the workers extract: the ingest quarantine (complete once dedupe is),
+    # and the gate's PII scan of each extracted shard
     with ThreadPoolTaskRunner(max_workers=1) as scanner:
+        joined = scanner.submit(quarantine_task, {"shard_list": all_shards, "run_dir": run_dir,
+                                                  "quarantine_dir": quarantine_dir})
         shard_of = {id(f): s for f, s in zip(extracts, all_shards)}
         scans = []
         _run_parallel("extract", extracts, then=lambda fut: scans.append(
             scanner.submit(prescan_task, {"shard": shard_of[id(fut)], "recipe_path": recipe_path, "run_dir": run_dir})))
-        wait(scans)
-        for f in scans:
+        wait([joined, *scans])
+        for f in [joined, *scans]:
             f.result()
     return {"shards": all_shards, "inputs": prior_inputs + [input_record(sp.input, sp.sha256) for sp in splits]}
 
@@ -179,7 +183,7 @@ def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, input
         gate = publish and load_saved_recipe(recipe_path).gate.enabled
         done = shard_work_flow.with_options(task_runner=task_runner(workers, dask_address))(
             str(run_dir), recipe_path, list(inputs), shard_lines, prior_shards or [], prior_inputs or [],
-            hashes or {}, gate)
+            hashes or {}, str(wh.quarantine_dir(run_id)), gate)
         assembled: AssembleResult = assemble_task(done["shards"], done["inputs"], str(run_dir),
                                                   str(wh.quarantine_dir(run_id)))
         print(f"[ingest]  {assembled.ingest.to_dict()}", flush=True)

@@ -29,6 +29,23 @@ def concat_parquet(parts: list[Path], out: Path, schema: Any) -> int:
     return rows
 
 
+def join_ingest_quarantine(shard_list: list[dict[str, Any]], run_dir: str, quarantine_dir: str) -> int:
+    """The run's ingest quarantine (what filtering and dedupe dropped), in shard order; it is
+    complete once dedupe has finished, so a build joins it on the flow process while the workers
+    extract (920,000 rows at 1M posts: ~1.2 s) and assemble finds it done. Redone when any part
+    changed since (a marker in the run folder records each part's size and mtime). Returns rows."""
+    parts = [p for s in map(Shard.from_dict, shard_list)
+             for p in (s.path / "quarantine-ingest.parquet", s.path / "quarantine-dedupe.parquet")]
+    key = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in parts]
+    done = read_marker(Path(run_dir), "ingest-quarantine")
+    out = Path(quarantine_dir) / "ingest.parquet"
+    if done is not None and done["parts"] == key and out.exists():
+        return done["rows"]
+    rows = concat_parquet(parts, out, QUARANTINE)
+    write_marker(Path(run_dir), "ingest-quarantine", {"parts": key, "rows": rows})
+    return rows
+
+
 def unmapped_report(examples: Path) -> dict[str, Any]:
     """The run's masked words that the vocabulary does not map (and why), from its examples."""
     collapser = Collapser()
@@ -76,9 +93,7 @@ def assemble(shard_list: list[dict[str, Any]], inputs: list[dict[str, Any]], run
     concat_parquet([s.labels_dir / "examples.parquet" for s in shards], run / "examples.parquet", EXAMPLES)
     concat_parquet([s.labels_dir / "disclosures.parquet" for s in shards], run / "disclosures.parquet",
                    DISCLOSURES)
-    concat_parquet([p for s in shards for p in (s.path / "quarantine-ingest.parquet",
-                                                s.path / "quarantine-dedupe.parquet")],
-                   quarantine / "ingest.parquet", QUARANTINE)
+    join_ingest_quarantine(shard_list, run_dir, quarantine_dir)
     concat_parquet([s.labels_dir / "quarantine-extract.parquet" for s in shards], quarantine / "extract.parquet",
                    QUARANTINE)
     for name, f in (("ingest", ingest), ("extract", extract)):

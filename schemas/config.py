@@ -113,7 +113,7 @@ class GateConfig:
     examples_per_failure: int = 5
     data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
     chunk_rows: int = 100_000  # at most this many rows per GX batch of the row-level tables
-    chunk_mb: float = 16.0  # and about this much data (long texts make smaller batches): bounds the gate's memory
+    chunk_mb: float = 16.0  # the texts are read about this much at a time (their facts go to GX, not them): bounds memory
 
 
 @dataclass(frozen=True)

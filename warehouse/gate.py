@@ -4,8 +4,10 @@ Cross-row facts (post in two splits, label shares, drift against the parent rele
 computed here as columns/tables, so that GX checks them like any other value and reports the
 offending rows. The vocabulary is pluggable: any set of allowed labels with a name and version.
 GX validates pandas frames; the row-level tables reach it in chunks of at most `[gate] chunk_rows`
-rows and about `[gate] chunk_mb` of data (results merged per expectation), and texts never enter
-DuckDB, so memory stays bounded however large the release and however long its texts.
+rows (results merged per expectation). Texts never reach GX or DuckDB: they are read about
+`[gate] chunk_mb` at a time, their checked facts (lengths, masks, the PII found) computed as
+columns, and dropped, so memory stays bounded however large the release and however long its
+texts, and a release is validated in a few GX runs (each costs ~0.5 s whatever its size).
 """
 from __future__ import annotations
 
@@ -151,6 +153,7 @@ class GateTables:
                                   dtype="float64"),
         }
         self.chunk_counts: dict[str, int] = {}
+        self.text_reads = 0  # pieces of about chunk_bytes the examples' texts were read in
 
     def chunks(self, name: str) -> Iterator[pd.DataFrame]:
         """The table `name` as one or more DataFrames (always at least one, maybe empty), in file order."""
@@ -159,7 +162,6 @@ class GateTables:
             return
         n, examples = 0, name == "examples"
         for frame in self._frames(examples):
-            frame = self.pii.add_columns(frame) if self.pii and examples else frame
             if len(frame) or not n:
                 n += 1
                 yield frame
@@ -168,30 +170,28 @@ class GateTables:
             empty = EXAMPLES.empty_table()
             no_facts = pa.table({"n_rows_of_id": pa.array([], pa.int64()), "n_splits_of_post": pa.array([], pa.int64())})
             if name == "examples":
-                frame = _examples_frame(empty, no_facts, "")
-                yield self.pii.add_columns(frame) if self.pii else frame
+                yield _frame([_checked_facts(empty, no_facts, "", self.pii)], examples=True)
             else:
                 yield _label_rows(empty, "").to_pandas()
         self.chunk_counts[name] = n
 
     def _frames(self, examples: bool) -> Iterator[pd.DataFrame]:
-        """Examples chunk by chunk of each split file; label rows (ids and a label: small) gathered
-        across the split files up to `chunk_rows`, since every GX run costs ~0.4 s whatever its size."""
-        labels: list[pa.Table] = []
-        held = 0
+        """The rows GX checks, gathered across the split files up to `chunk_rows` (every GX run costs
+        ~0.4 s whatever its size): for examples, their checked facts without the texts (read
+        `chunk_bytes` at a time); label rows (ids and a label) as they are."""
+        held: list[pa.Table] = []
+        rows = 0
         for split, path in self.files.items():
             for table, facts in self._split_chunks(path, examples):
-                if examples:
-                    yield _examples_frame(table, facts, split)
-                    continue
-                rows = _label_rows(table, split)
-                if labels and held + len(rows) > self.chunk_rows:
-                    yield pa.concat_tables(labels).to_pandas()
-                    labels, held = [], 0
-                labels.append(rows)
-                held += len(rows)
-        if labels:
-            yield pa.concat_tables(labels).to_pandas()
+                part = _checked_facts(table, facts, split, self.pii) if examples else _label_rows(table, split)
+                if held and rows + len(part) > self.chunk_rows:
+                    yield _frame(held, examples)
+                    held, rows = [], 0
+                held.append(part)
+                rows += len(part)
+                self.text_reads += examples
+        if held:
+            yield _frame(held, examples)
 
     def _split_chunks(self, path: Path, examples: bool) -> Iterator[tuple[pa.Table, pa.Table | None]]:
         """(rows, their cross-row facts for `examples`) of one split file, chunk by chunk: a chunk
@@ -241,24 +241,37 @@ class _Rows:
         return out
 
 
-# strings stay in Arrow buffers (no Python object per row); GX only checks the texts for nulls
-_TEXTS_IN_ARROW = {pa.string(): pd.ArrowDtype(pa.string()), pa.large_string(): pd.ArrowDtype(pa.large_string())}
+# strings stay in Arrow buffers (no Python object per row)
+_STRINGS_IN_ARROW = {pa.string(): pd.ArrowDtype(pa.string()), pa.large_string(): pd.ArrowDtype(pa.large_string())}
+_TEXTS = ("text", "masked_text")
 
 
-def _examples_frame(t: pa.Table, facts: pa.Table, split: str) -> pd.DataFrame:
-    """One chunk of the `examples` table: the stored columns plus the computed ones the suite checks."""
+def _checked_facts(t: pa.Table, facts: pa.Table, split: str, pii: GatePii | None) -> pa.Table:
+    """Rows of the `examples` table as GX sees them: the stored columns but the texts, and the
+    computed ones the suite checks (the texts' lengths, masks and PII among them)."""
     t, n = t.select(_EXAMPLE_COLUMNS), len(t)
     computed = {
         "split": pa.repeat(pa.scalar(split, pa.string()), n),
         "n_mask_tokens": pc.count_substring(t.column("masked_text"), MASK),
         "n_labels": pc.list_value_length(t.column("labels")),
         "text_chars": pc.utf8_length(t.column("text")),
+        "masked_text_chars": pc.utf8_length(t.column("masked_text")),
         "n_splits_of_post": facts.column("n_splits_of_post"),
         "n_rows_of_id": facts.column("n_rows_of_id"),
     }
     for name, column in computed.items():
         t = t.append_column(name, column.cast(pa.int64()) if name != "split" else column)
-    frame = t.to_pandas(types_mapper=_TEXTS_IN_ARROW.get)
+    if pii is not None:
+        for name, found in pii.columns(t).items():
+            t = t.append_column(name, pa.array(found, pa.string()))
+    return t.drop_columns(list(_TEXTS))
+
+
+def _frame(parts: list[pa.Table], examples: bool) -> pd.DataFrame:
+    t = pa.concat_tables(parts)
+    if not examples:
+        return t.to_pandas()
+    frame = t.to_pandas(types_mapper=_STRINGS_IN_ARROW.get)
     frame["labels"] = pd.Series(_hashable(t.column("labels")), index=frame.index, dtype="object")
     return frame
 
@@ -334,6 +347,7 @@ def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabul
         "chunk_rows": tables.chunk_rows,
         "chunk_mb": cfg.chunk_mb,
         "chunks": dict(tables.chunk_counts),
+        "text_reads": tables.text_reads,
         "duckdb_memory_mb": tables.memory_mb,
         "data_docs": "data_docs/index.html" if docs is not None and (docs / "index.html").exists() else None,
     }

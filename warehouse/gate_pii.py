@@ -20,7 +20,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -119,24 +118,26 @@ class GatePii:
         digest = hashlib.blake2b(f"{post_id}\0{segment_index}".encode(), digest_size=8).digest()
         return int.from_bytes(digest, "big") / 2**64 < self.share
 
-    def add_columns(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """frame with one pii_in_<column> per checked column: the PII found, or None."""
+    def columns(self, table: pa.Table) -> dict[str, list[str | None]]:
+        """One pii_in_<column> per checked column of `table` (examples rows): the PII found, or None."""
         t0 = time.perf_counter()
+        out: dict[str, list[str | None]] = {}
         for column in self.spec["columns"]:
-            texts = [t if isinstance(t, str) else "" for t in frame[column]]
+            texts = [t if isinstance(t, str) else "" for t in table.column(column).to_pylist()]
             found = self._structured(texts) if self.scrubber else [None] * len(texts)
             if self.scrubber is not None and self.scrubber.names is not None and column == self.spec["names_column"]:
-                picked = [i for i, (p, s) in enumerate(zip(frame["post_id"], frame["segment_index"])) if self._sampled(p, s)]
+                ids = zip(table.column("post_id").to_pylist(), table.column("segment_index").to_pylist())
+                picked = [i for i, (p, s) in enumerate(ids) if self._sampled(p, s)]
                 for i, people in zip(picked, self.scrubber.names.find_many([texts[i] for i in picked])):
                     names = _described(texts[i], [Found(KIND_OF[r.entity_type], r.entity_type, r.start, r.end)
                                                   for r in people])
                     if names:
                         found[i] = f"{found[i]}; {names}" if found[i] else names
                 self.name_rows += len(picked)
-            frame[f"pii_in_{column}"] = pd.Series(found, index=frame.index, dtype="object")
-        self.rows += len(frame)
+            out[f"pii_in_{column}"] = found
+        self.rows += len(table)
         self.seconds += time.perf_counter() - t0
-        return frame
+        return out
 
     def describe(self) -> dict[str, Any]:
         return {"check": self.spec["name"], "version": self.spec["version"], "sha256": self.spec.get("sha256"),

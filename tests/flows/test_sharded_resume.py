@@ -72,7 +72,7 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
             task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[work[0].id]))) if work else []
     assert len(work) == 1 and work[0].state.is_completed()
     assert {t.name.rsplit("-", 1)[0] for t in inner} == {"split-input", "filter-shard", "dedupe-shards",
-                                                        "extract-shard", "prescan-pii"}
+                                                        "extract-shard", "prescan-pii", "join-ingest-quarantine"}
     (assemble,) = [t for t in tasks if t.name.startswith("assemble")]
     (publish,) = [t for t in tasks if t.name.startswith("publish-run")]
     assert work[0].end_time <= assemble.start_time <= publish.start_time
@@ -167,3 +167,27 @@ def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_
         build_flow([str(broken)], str(wh), CONFIG, shard_lines=100, workers=0)
     assert not list(wh.glob("express-demo/v*"))
     assert list_views(Warehouse.at(wh)) == []
+
+
+def test_the_ingest_quarantine_joined_while_extracting_is_kept_until_one_of_its_parts_changes(sharded_demo):
+    """The run's ingest quarantine is joined on the flow process once dedupe is done (the workers
+    are extracting); assemble keeps it, and the same call after a part changed joins it again."""
+    import pyarrow.parquet as pq
+
+    from pipeline.assemble import join_ingest_quarantine
+    from pipeline.shards import read_marker
+
+    run = Path(sharded_demo["release"]["path"]).parents[1] / "runs" / sharded_demo["run_id"]
+    out = Path(sharded_demo["ingest"]["quarantine"])
+    funnel = sharded_demo["ingest"]["funnel"]
+    rows = pq.read_metadata(out).num_rows
+    assert rows == sum(funnel["dropped"].values()) + funnel["malformed"] > 0
+    shard_list = read_marker(run, "assemble")["shard_list"]
+    assert read_marker(run, "ingest-quarantine")["rows"] == rows
+    written = out.stat().st_mtime_ns
+    assert join_ingest_quarantine(shard_list, str(run), str(out.parent)) == rows
+    assert out.stat().st_mtime_ns == written  # nothing changed: not joined again
+    part = Path(shard_list[2]["path"]) / "quarantine-ingest.parquet"
+    os.utime(part, ns=(part.stat().st_atime_ns, part.stat().st_mtime_ns + 10**9))  # as a re-filtered shard
+    assert join_ingest_quarantine(shard_list, str(run), str(out.parent)) == rows
+    assert out.stat().st_mtime_ns != written

@@ -160,21 +160,23 @@ def test_gate_in_small_chunks_reports_what_one_batch_reports(tmp_path):
     assert pick(chunked) == pick(whole)
     gx = json.loads((tmp_path / "chunked" / "results.json").read_text())["gx"]
     assert gx[0]["meta"]["chunks"] == 7  # 47 example rows / 7
-    # examples chunk by split file; label rows (small) are gathered across the split files
-    assert whole.summary["chunks"] == {"examples": 2, "labels": 1}
+    # rows are gathered across the split files (the texts, read per split file, do not reach GX)
+    assert whole.summary["chunks"] == {"examples": 1, "labels": 1} and whole.summary["text_reads"] == 2
 
 
-def test_an_examples_chunk_hashes_without_pickling_its_texts():
+def test_an_examples_chunk_hashes_and_carries_the_texts_facts_not_the_texts():
     """GX fingerprints every batch with pandas' hash and pickles the whole chunk when a column cannot
-    be hashed (label arrays could not): a copy of all its texts per chunk."""
+    be hashed (label arrays could not); the texts themselves never reach GX, their checked facts do."""
     import pandas as pd
     import pyarrow as pa
 
-    from warehouse.gate import _examples_frame
+    from warehouse.gate import _checked_facts, _frame
 
     table = pa.Table.from_pylist([e.to_row() for e in _good(8)], schema=EXAMPLES)
     facts = pa.table({"n_rows_of_id": [1] * 8, "n_splits_of_post": [1] * 8})
-    frame = _examples_frame(table, facts, "train")
+    frame = _frame([_checked_facts(table, facts, "train", None)], examples=True)
     assert len(pd.util.hash_pandas_object(frame, index=True)) == 8
     assert frame["labels"].tolist() == [tuple(e.labels) for e in _good(8)]
-    assert frame["text"].tolist() == [e.text for e in _good(8)]
+    assert "text" not in frame and "masked_text" not in frame
+    assert frame["text_chars"].tolist() == [len(e.text) for e in _good(8)]
+    assert frame["masked_text_chars"].tolist() == [len(e.masked_text) for e in _good(8)]

@@ -100,7 +100,8 @@ def test_a_25000_example_release_of_realistic_posts_passes_the_gate_and_publishe
     release = Path(out["release"])
     manifest = json.loads((release / "manifest.json").read_text())
     assert manifest["gate"]["success"] is True and manifest["gate"]["failures"] == []
-    assert manifest["gate"]["chunks"]["examples"] > 3  # long texts: chunks sized by bytes, not 20,000 rows
+    assert manifest["gate"]["text_reads"] > 3  # long texts: read in pieces sized by bytes, not 20,000 rows
+    assert manifest["gate"]["chunks"]["examples"] == 1  # without their texts, the rows make one GX run
     con = duckdb.connect()
     per_split = dict(con.execute(
         f"SELECT regexp_extract(filename, '(train|validation|test)-[0-9]+-of-[0-9]+[.]parquet$', 1) AS split, count(*) "
@@ -114,9 +115,9 @@ def test_a_25000_example_release_of_realistic_posts_passes_the_gate_and_publishe
     assert out["growth_mb"] < MAX_GROWTH_MB, f"publishing grew the process by {out['growth_mb']:.0f} MB"
 
 
-def test_long_texts_make_byte_sized_chunks_that_report_what_one_batch_reports(tmp_path):
-    """Chunks close at `chunk_mb` however few rows that is; the cross-row facts streamed next to
-    them stay aligned row for row across chunk and batch boundaries."""
+def test_long_texts_are_read_in_byte_sized_pieces_that_report_what_one_batch_reports(tmp_path):
+    """Text reads close at `chunk_mb` however few rows that is, GX chunks at `chunk_rows`; the
+    cross-row facts streamed next to them stay aligned row for row across all those boundaries."""
     rows = list(synthetic_examples(160, seed=21))
     rows[5]["text"] += " write to jo@example.com"                          # PII
     rows[130] = {**rows[130], "post_id": rows[3]["post_id"]}                # id repeated chunks away
@@ -129,9 +130,11 @@ def test_long_texts_make_byte_sized_chunks_that_report_what_one_batch_reports(tm
         files[split] = tmp_path / f"{split}.parquet"
     cfg = GateConfig(min_masks_for_distribution=0, data_docs=False)
     whole = run_gate(files, cfg, tmp_path / "whole")
-    small = run_gate(files, GateConfig(min_masks_for_distribution=0, data_docs=False, chunk_mb=0.06), tmp_path / "small")
-    assert whole.summary["chunks"]["examples"] == 2  # one per split
-    assert small.summary["chunks"]["examples"] >= 6  # ~2 KB rows, 60 KB chunks
+    small = run_gate(files, GateConfig(min_masks_for_distribution=0, data_docs=False, chunk_mb=0.06, chunk_rows=40),
+                     tmp_path / "small")
+    assert whole.summary["chunks"]["examples"] == 1 and whole.summary["text_reads"] == 2  # a read per split
+    assert small.summary["text_reads"] >= 6  # ~2 KB rows, 60 KB reads
+    assert small.summary["chunks"]["examples"] >= 5  # 161 rows, at most 40 a GX run
     pick = lambda r: {f["check"]: (f["unexpected_count"], f["rows"], sorted(map(json.dumps, f["examples"])))
                       for f in r.summary["failures"]}
     assert pick(small) == pick(whole)
