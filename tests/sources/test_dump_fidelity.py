@@ -106,3 +106,26 @@ def test_typed_values_read_the_same_as_their_lenient_conversion(tmp_path):
         truthy = v.strip().lower() in {"true", "1", "yes"} if isinstance(v, str) else bool(v)
         assert post.over_18 is truthy and post.stickied is truthy
         assert post.author == ("" if v is None else str(v))
+
+
+def test_every_field_of_a_dump_line_lands_in_its_own_attribute():
+    """post_from_json builds RawPost positionally (it runs for every line): a distinct value in every
+    field the reader maps must come out in the attribute of that name, and nowhere else."""
+    from dataclasses import fields
+
+    from sources.reddit_json import post_from_json
+
+    line = {"id": "abc", "title": "the title", "selftext": "the body", "subreddit": "sub", "author": "someone",
+            "created_utc": 11, "over_18": True, "score": 22, "distinguished": "moderator", "stickied": True,
+            "removed_by_category": "reddit", "link_id": "t3_link", "_express_source": "praw",
+            "retrieved_on": 33, "crosspost_parent": "t3_parent"}
+    post = post_from_json(line, source="dump", source_file="RS_x.zst", source_line=44)
+    assert {f.name: getattr(post, f.name) for f in fields(RawPost)} == {
+        "id": "abc", "text": "the title\n\nthe body", "subreddit": "sub", "author": "someone", "created_utc": 11,
+        "title": "the title", "selftext": "the body", "over_18": True, "score": 22, "distinguished": "moderator",
+        "stickied": True, "removed_by_category": "reddit", "kind": "submission", "link_id": "t3_link",
+        "source": "praw", "source_file": "RS_x.zst", "source_line": 44, "retrieved_on": 33,
+        "crosspost_parent": "t3_parent"}
+    comment = post_from_json({"id": "c1", "body": "a reply", "link_id": "t3_abc"}, source="dump")
+    assert (comment.kind, comment.text, comment.selftext, comment.title, comment.source) == \
+        ("comment", "a reply", "a reply", "", "dump")
