@@ -11,8 +11,8 @@ import json
 import os
 import threading
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
