@@ -98,18 +98,21 @@ class GatePii:
         self._clean, self._dirty = load_prescans(prescans, self.scrubber) if self.scrubber else (set(), {})
 
     def _structured(self, texts: list[str]) -> list[str | None]:
-        """The structured report of each text: looked up in the prescans, else scanned now."""
-        digests = [text_digest(t) if t else b"" for t in texts]
+        """The structured report of each text: looked up in the prescans, else scanned now (texts
+        are hashed only when there are prescans to look them up in)."""
         out: list[str | None] = [None] * len(texts)
-        todo = []
-        for i, (t, d) in enumerate(zip(texts, digests)):
-            if not t or d in self._clean:
-                continue
-            if d in self._dirty:
-                out[i] = self._dirty[d]
-            else:
-                todo.append(i)
-        self.prescanned += len(texts) - len(todo)
+        if not self._clean and not self._dirty:
+            todo = [i for i, t in enumerate(texts) if t]
+        else:
+            todo = []
+            for i, t in enumerate(texts):
+                if not t or (d := text_digest(t)) in self._clean:
+                    continue
+                if d in self._dirty:
+                    out[i] = self._dirty[d]
+                else:
+                    todo.append(i)
+            self.prescanned += sum(1 for t in texts if t) - len(todo)
         for i, spans in zip(todo, self.scrubber.find_many([texts[i] for i in todo], names=False)):
             out[i] = _described(texts[i], spans)
         return out
