@@ -280,9 +280,11 @@ def main() -> int:
     if len(sys.argv) in (7, 8) and sys.argv[1] == "--build-only":
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
         return _build_only(*sys.argv[2:])
+    from schemas.config import OrchestrateConfig
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--posts", type=int, default=1_000_000)
-    ap.add_argument("--shard-lines", type=int, default=50_000)
+    ap.add_argument("--shard-lines", type=int, default=OrchestrateConfig.shard_lines)
     ap.add_argument("--profile-sample", type=int, default=20_000)
     ap.add_argument("--repeat", type=int, default=2, help="builds per worker count (best time reported)")
     ap.add_argument("--workdir", help="where dumps and warehouses go (default: a temporary folder)")

@@ -20,7 +20,7 @@ from pipeline.run import load_saved_recipe
 from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name, write_marker
 from pipeline.worker_memory import hand_back_memory
 from schemas.funnel import Funnel
-from schemas.records import QUARANTINE, RawPost, quarantine_row
+from schemas.records import QUARANTINE, RawPost, quarantine_values
 from warehouse.parquet import ParquetSink, iter_tuples
 
 # What the quarantine rows of dropped posts read of posts.parquet
@@ -58,7 +58,7 @@ def _write(s: Shard, rows: list[tuple[int, str]]) -> DedupeResult:
             table = pq.read_table(posts_file, columns=DEDUPE_COLUMNS).take([row for row, _ in rows])
             for (_, reason), post in zip(rows, table.to_pylist()):
                 funnel.drop(reason)
-                dropped.write(quarantine_row("ingest", RawPost(**post), reason))
+                dropped.write_values(quarantine_values("ingest", RawPost(**post), reason))
     funnel.check(f"dedupe {s.name}")
     commit([quarantine_path])
     result = DedupeResult(s.name, funnel, seconds_since(started), False, [row for row, _ in rows])

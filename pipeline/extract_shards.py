@@ -22,7 +22,7 @@ from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name,
 from pipeline.worker_memory import hand_back_memory
 from schemas.config import ExtractConfig, Recipe
 from schemas.funnel import Funnel
-from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RawPost, quarantine_row
+from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RawPost, quarantine_values
 from warehouse.parquet import ParquetSink
 
 _EXTRACTORS: dict[tuple[int, str, str], DisclosureExtractor] = {}
@@ -59,7 +59,7 @@ def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, r
                 disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
 
         for ex in build_examples(posts, extractor, recipe.extract, funnel,
-                                 on_drop=lambda p, why: dropped.write(quarantine_row("extract", p, why, False)),
+                                 on_drop=lambda p, why: dropped.write_values(quarantine_values("extract", p, why, False)),
                                  on_disclosures=on_found, segmenter=Segmenter(recipe.segment), hit_counts=hits,
                                  review=review):
             collapser.observe(ex.surfaces)

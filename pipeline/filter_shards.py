@@ -29,7 +29,7 @@ from pipeline.run import load_saved_recipe
 from pipeline.shards import Shard, commit, read_marker, seconds_since, shard_lines, tmp_name, write_marker
 from schemas.config import Recipe
 from schemas.funnel import Funnel
-from schemas.records import QUARANTINE, RAW_POSTS, RawPost, quarantine_row
+from schemas.records import QUARANTINE, RAW_POSTS, RawPost, quarantine_values
 from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_comments
 from warehouse.parquet import ParquetSink
@@ -160,7 +160,7 @@ def filter_shard(shard: dict[str, Any], recipe_path: str, nsfw_files: list[str] 
         with ParquetSink(tmp_name(posts_path), RAW_POSTS) as posts, \
              ParquetSink(tmp_name(quarantine_path), QUARANTINE) as dropped:
             kept = run_filters(records, stateless, funnel,
-                               lambda r, why: dropped.write(quarantine_row("ingest", r, why, why != NO_DISCLOSURE)))
+                               lambda r, why: dropped.write_values(quarantine_values("ingest", r, why, why != NO_DISCLOSURE)))
             for post in scrubbed(kept, _scrubber(recipe.filters) if recipe.filters.scrub_pii else None):
                 posts.write_record(post)
                 if keys is not None:

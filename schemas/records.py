@@ -170,12 +170,12 @@ class Malformed:
     reason: str
 
 
-def quarantine_row(stage: str, rec: RawPost | Malformed, reason: str, with_text: bool = True) -> dict[str, Any]:
-    """A QUARANTINE row. A post may leave its text out where it is stored elsewhere: dropped after
-    ingest (the run's posts.parquet holds it, keyed by id), or dropped by the disclosure prefilter
-    (most of a dump: its file and line point at it, and writing its text cost a third of a build)."""
+def quarantine_values(stage: str, rec: RawPost | Malformed, reason: str, with_text: bool = True) -> tuple[Any, ...]:
+    """A QUARANTINE row as a tuple in its column order (stage, reason, post_id, source_file,
+    source_line, raw), for `ParquetSink.write_values`. A post may leave its text out where it is
+    stored elsewhere: dropped after ingest (the run's posts.parquet holds it, keyed by id), or
+    dropped by the disclosure prefilter (most of a dump: its file and line point at it, and writing
+    its text cost a third of a build)."""
     if isinstance(rec, Malformed):
-        return {"stage": stage, "reason": rec.reason, "post_id": None, "source_file": rec.source_file,
-                "source_line": rec.source_line, "raw": rec.raw}
-    return {"stage": stage, "reason": reason, "post_id": rec.id, "source_file": rec.source_file,
-            "source_line": rec.source_line, "raw": rec.text if with_text else None}
+        return stage, rec.reason, None, rec.source_file, rec.source_line, rec.raw
+    return stage, reason, rec.id, rec.source_file, rec.source_line, rec.text if with_text else None

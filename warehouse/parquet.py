@@ -50,6 +50,15 @@ class ParquetSink:
         if len(self._buf) >= self.batch_rows:
             self._flush()
 
+    def write_values(self, values: tuple[Any, ...]) -> None:
+        """One row as a tuple in the schema's column order: no dict per row, for writers of most of a
+        dump's lines (the ingest quarantine: ~1 us a row, where a dict row cost ~3.5)."""
+        if len(values) != len(self._names):
+            raise ValueError(f"{self.path}: a row of {len(values)} values for {len(self._names)} columns")
+        self._buf.append(values)
+        if len(self._buf) >= self.batch_rows:
+            self._flush()
+
     def write_record(self, record: object) -> None:
         """One row from a record's attributes (e.g. a RawPost): no dict per row, at half the cost."""
         self._buf.append(self._values(record))

@@ -97,3 +97,31 @@ def test_system_allocator_switches_arrows_pool_inside_and_back_after_an_error():
             assert pa.default_memory_pool().backend_name == "system"
             raise RuntimeError("publish failed")
     assert pa.default_memory_pool().backend_name == before
+
+
+def test_quarantine_values_land_in_their_columns_as_the_dict_rows_did(tmp_path):
+    from schemas.records import QUARANTINE, Malformed, quarantine_values
+
+    post = RawPost(id="p1", text="I feel sad", subreddit="s", author="a", created_utc=1, source_file="RS.zst",
+                   source_line=7)
+    bad = Malformed("RS.zst", 8, '{"id": ', "bad_json: Expecting value at column 8")
+    with ParquetSink(tmp_path / "q.parquet", QUARANTINE, batch_rows=2) as sink:
+        sink.write_values(quarantine_values("ingest", post, "no_disclosure", False))
+        sink.write_values(quarantine_values("ingest", post, "language"))
+        sink.write_values(quarantine_values("ingest", bad, "ignored"))
+    assert list(iter_rows(tmp_path / "q.parquet")) == [
+        {"stage": "ingest", "reason": "no_disclosure", "post_id": "p1", "source_file": "RS.zst", "source_line": 7,
+         "raw": None},
+        {"stage": "ingest", "reason": "language", "post_id": "p1", "source_file": "RS.zst", "source_line": 7,
+         "raw": "I feel sad"},
+        {"stage": "ingest", "reason": "bad_json: Expecting value at column 8", "post_id": None,
+         "source_file": "RS.zst", "source_line": 8, "raw": '{"id": '},
+    ]
+
+
+def test_a_row_of_the_wrong_width_is_refused_not_shifted(tmp_path):
+    from schemas.records import QUARANTINE
+
+    with ParquetSink(tmp_path / "q.parquet", QUARANTINE) as sink:
+        with pytest.raises(ValueError, match="5 values for 6 columns"):
+            sink.write_values(("ingest", "x", "p1", "RS.zst", 7))
