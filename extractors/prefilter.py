@@ -144,8 +144,9 @@ class Prefilter:
         """Merged, sorted tagging windows of one text (empty for most non-disclosing texts)."""
         return _merge(list(self._sites(text)))
 
-    def _sites(self, text: str) -> Iterator[tuple[int, int, bool]]:
-        """(start, end, starts a sentence) of each trigger's window, in text order."""
+    def _sites(self, text: str, ends: bool = True) -> Iterator[tuple[int, int, bool]]:
+        """(start, end, starts a sentence) of each trigger's window, in text order; with ends=False
+        the end is not worked out (-1): whether a site opens does not depend on it."""
         sentences: _SentenceOf | None = None
         for m in _triggers(text):
             is_verb = m.verb is not None
@@ -155,7 +156,7 @@ class Prefilter:
             sentences = sentences or _SentenceOf(text)
             s_start, s_end = sentences.at(m.start)
             s_start = min(s_start, m.start)
-            end = self._after(text, m.end, s_end, VERB_PHRASE if is_verb else BE_PHRASE)
+            end = self._after(text, m.end, s_end, VERB_PHRASE if is_verb else BE_PHRASE) if ends else -1
             if is_verb:
                 if m.verb == "feeling" and not _PRONOUNISH.search(text, s_start, m.start):
                     start = s_start  # family 3 needs the tags of the whole sentence prefix
@@ -203,8 +204,9 @@ class Prefilter:
         return bool(self.windows(sentence))
 
     def selects(self, text: str) -> bool:
-        """Would `windows(text)` open a window? The same sites, stopped at the first one."""
-        return next(self._sites(text), None) is not None
+        """Would `windows(text)` open a window? The same sites, stopped at the first one, without
+        their ends (this runs on every post of a dump)."""
+        return next(self._sites(text, ends=False), None) is not None
 
     def candidates(self, text: str) -> Iterator[tuple[int, int]]:
         for w in self.windows(text):
