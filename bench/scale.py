@@ -186,8 +186,11 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
     """Child side of timed_build."""
     from flows.build import build_flow
 
+    from flows.cli import skip_exit_collection
+
     built = build_flow([dump], warehouse, config, int(shard_lines), workers=int(workers))
     Path(result).write_text(json.dumps(built, default=str))
+    skip_exit_collection()  # and exit as `express build` does
     return 0
 
 
