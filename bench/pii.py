@@ -108,7 +108,7 @@ def filter_recall(finder: pii_names.NameFinder, texts: list[str]) -> dict[str, f
     everything = pii_names.candidate_sentences
     filtered = finder.find_many(texts)
     try:
-        pii_names.candidate_sentences = lambda t: list(pii_names.sentences(t))
+        pii_names.candidate_sentences = lambda t, **_: list(pii_names.sentences(t))
         full = finder.find_many(texts)
     finally:
         pii_names.candidate_sentences = everything

@@ -21,6 +21,7 @@ first name (the lists shipped in the `names` package) when NER gave it no label 
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +44,11 @@ _SENTENCE = regex.compile(r"(?:[^\n.!?]++|(?<=\b" + _TITLES + r")\.|[.!?]+(?![\s
                           r"(?:[.!?]+[\"')\]]*(?=\s|$)|\n|$)", regex.IGNORECASE)
 _AFTER_TITLE = regex.compile(r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
                              r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)\.?\s+$")
+_TITLE_REACH = 12  # characters before a word where its title is looked for
+# a title followed by a space anywhere: a text without one needs no per-word title check
+_ANY_TITLE = regex.compile(r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
+                           r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)\.?\s")
+_CONTEXT = 16  # characters before a line its pieces depend on: the title reach, and the one before it
 _POSSESSIVE = regex.compile(r"['’]s?$")
 _CAPITALIZED = regex.compile(r"(?<![\p{L}\p{N}_'’/\[@#.-])\p{Lu}[\p{L}'’-]*")
 _PROTECTED = regex.compile(r"(?<![\w/])/?r/\w+|\[[A-Z]+\]")  # subreddit names and our placeholders
@@ -83,57 +89,105 @@ def is_frequent_word(lower: str) -> bool:
     return lower not in census_first_names() and zipf_frequency(lower, "en") >= COMMON_ZIPF
 
 
-def name_cues(text: str) -> list[tuple[int, int]]:
-    """Spans of the capitalized words of a text that are not common words (see module doc)."""
-    common = name_free_words()
+def name_cues(text: str, pos: int = 0) -> list[tuple[int, int]]:
+    """Spans of the capitalized words of a text (from `pos` on) that are not common words (see
+    module doc)."""
     cues = []
-    for m in _CAPITALIZED.finditer(text):
-        word = m.group()
-        if len(word) > 1 and word.isupper():  # ADHD, OMG, NTA: acronyms, not names
+    titled = None  # does the text hold a title at all? most do not: then no word needs the check
+    for m in _CAPITALIZED.finditer(text, pos):
+        cue = _cue_word(m.group())
+        if cue is None:
             continue
-        lower = _POSSESSIVE.sub("", word.lower())
-        if lower not in common and not (COMMON_ZIPF is not None and is_frequent_word(lower)) \
-                or _AFTER_TITLE.search(text, max(0, m.start() - 12), m.start()):
+        if not cue:
+            if titled is None:
+                titled = _ANY_TITLE.search(text, max(0, pos - _TITLE_REACH)) is not None
+            cue = titled and _AFTER_TITLE.search(text, max(0, m.start() - _TITLE_REACH), m.start()) is not None
+        if cue:
             cues.append(m.span())  # "Mrs. Brown": a word after a title is a cue, however frequent
     return cues
 
 
-def _cue_sentences(text: str, cues: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:
-    """The sentences of the lines that hold a cue (a sentence never spans a line break)."""
-    line_start = 0
-    for line in text.split("\n"):
-        line_end = line_start + len(line)
-        if any(line_start <= a < line_end for a, _ in cues):
-            for off, sentence in sentences(line):
-                yield line_start + off, sentence
-        line_start = line_end + 1
+@lru_cache(maxsize=65536)
+def _cue_word(word: str) -> bool | None:
+    """None for an acronym (ADHD, OMG, NTA: never a name), else whether the word is a cue by
+    itself, i.e. not a common or frequent word (a common one is a cue only after a title)."""
+    if len(word) > 1 and word.isupper():
+        return None
+    lower = _POSSESSIVE.sub("", word.lower())
+    return lower not in name_free_words() and not (COMMON_ZIPF is not None and is_frequent_word(lower))
 
 
-def candidate_sentences(text: str, window: tuple[int, int] | None = WINDOW) -> list[tuple[int, str]]:
+def candidate_sentences(text: str, window: tuple[int, int] | None = WINDOW,
+                        memo: dict[tuple[str, str], tuple[tuple[int, str], ...]] | None = None) -> list[tuple[int, str]]:
     """(offset, piece) of the text that NER reads: each sentence with a cue, or when window is
-    set, only the words within (before, after) words of a cue (merged), cut at word boundaries."""
-    all_cues = name_cues(text)  # one scan of the text; most sentences hold no cue and are never split
-    if not all_cues:
-        return []
+    set, only the words within (before, after) words of a cue (merged), cut at word boundaries.
+
+    A line's pieces depend on the line and the few characters before it (a title may end the
+    line before), so `memo` may keep them by both: the scrubber's second pass over a changed
+    post then scans only the lines a replacement changed."""
+    out: list[tuple[int, str]] = []
+    start = 0
+    for line in text.split("\n"):  # a sentence never spans a line break
+        if line:
+            key = (text[max(0, start - _CONTEXT):start], line)
+            pieces = memo.get(key) if memo is not None else None
+            if pieces is None:
+                pieces = _line_pieces(*key, window)
+                if memo is not None:
+                    memo[key] = pieces
+            out += [(start + off, piece) for off, piece in pieces]
+        start += len(line) + 1
+    return out
+
+
+def _line_pieces(context: str, line: str, window: tuple[int, int] | None) -> tuple[tuple[int, str], ...]:
+    """candidate_sentences of one line, given the characters before it."""
+    line_cues = [(a - len(context), b - len(context)) for a, b in name_cues(context + line, len(context))]
+    if not line_cues:
+        return ()
     out = []
-    for off, sentence in _cue_sentences(text, all_cues):
-        cues = [(a - off, b - off) for a, b in all_cues if off <= a < off + len(sentence)]
+    k = 0
+    for off, sentence in sentences(line):
+        if k == len(line_cues):
+            break  # the rest of the line holds no cue
+        end = off + len(sentence)
+        while k < len(line_cues) and line_cues[k][0] < off:
+            k += 1
+        cues = []
+        while k < len(line_cues) and line_cues[k][0] < end:
+            cues.append(line_cues[k][0] - off)
+            k += 1
         if not cues:
             continue
         if window is None:
             out.append((off, sentence))
             continue
-        words = [m.span() for m in _TOKEN.finditer(sentence)]
+        words = _words_up_to(sentence, cues[-1], window[1])
+        word_starts = [a for a, _ in words]
         pieces: list[list[int]] = []
-        for cue_start, _ in cues:
-            i = next(k for k, (a, b) in enumerate(words) if a <= cue_start < b)
+        for cue_start in cues:
+            i = bisect_right(word_starts, cue_start) - 1  # the word the cue starts in
             lo, hi = max(0, i - window[0]), min(len(words) - 1, i + window[1])
             if pieces and lo <= pieces[-1][1] + 1:
                 pieces[-1][1] = max(pieces[-1][1], hi)
             else:
                 pieces.append([lo, hi])
         out += [(off + words[lo][0], sentence[words[lo][0]:words[hi][1]]) for lo, hi in pieces]
-    return out
+    return tuple(out)
+
+
+def _words_up_to(sentence: str, last_cue: int, after: int) -> list[tuple[int, int]]:
+    """Spans of the sentence's words, up to the `after`-th word after the one `last_cue` starts in
+    (the words past it are in no piece)."""
+    words: list[tuple[int, int]] = []
+    last = None  # index of the last word needed, once the cue's word is known
+    for m in _TOKEN.finditer(sentence):
+        if last is None and m.start() > last_cue:
+            last = len(words) - 1 + after
+        if last is not None and len(words) > last:
+            break
+        words.append(m.span())
+    return words
 
 
 @lru_cache(maxsize=1)
@@ -187,10 +241,12 @@ class NameFinder:
     """PERSON spans of many texts at once: one nlp.pipe over all their candidate sentences.
 
     A piece's spans depend on its text alone, so they are remembered (the last MEMO_PIECES
-    pieces): the scrubber's second pass over a changed post re-tags only the pieces around what
-    the first pass replaced."""
+    pieces), and so are a line's pieces (the last MEMO_LINES lines): the scrubber's second pass
+    over a changed post re-tags only the pieces around what the first pass replaced, and looks
+    for cues only in the lines it changed."""
 
     MEMO_PIECES = 8192
+    MEMO_LINES = 8192
 
     def __init__(self, batch_size: int = NER_BATCH) -> None:
         from extractors.nlp import MODEL
@@ -210,12 +266,15 @@ class NameFinder:
             r.load()
         self.batch_size = batch_size
         self._memo: dict[str, list[tuple[int, int, float]]] = {}
+        self._lines: dict[tuple[str, str], tuple[tuple[int, str], ...]] = {}
 
     def find_many(self, texts: Sequence[str]) -> list[list[RecognizerResult]]:
         found: list[list[RecognizerResult]] = [[] for _ in texts]
-        where = [(i, off, piece) for i, text in enumerate(texts) for off, piece in candidate_sentences(text)]
-        for stale in list(self._memo)[:max(0, len(self._memo) - self.MEMO_PIECES)]:
-            del self._memo[stale]  # before tagging: this call's pieces all stay until it returns
+        for memo, keep in ((self._memo, self.MEMO_PIECES), (self._lines, self.MEMO_LINES)):
+            for stale in list(memo)[:max(0, len(memo) - keep)]:
+                del memo[stale]  # before this call: what it adds all stays until it returns
+        where = [(i, off, piece) for i, text in enumerate(texts)
+                 for off, piece in candidate_sentences(text, memo=self._lines)]
         self._tag({piece for _, _, piece in where if piece not in self._memo})
         for i, off, piece in where:
             found[i] += [RecognizerResult("PERSON", a + off, b + off, score) for a, b, score in self._memo[piece]]

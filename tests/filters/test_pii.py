@@ -195,3 +195,44 @@ def test_name_cues_skip_frequent_words_but_keep_first_names_and_words_after_titl
     text = ("Unfortunately Facebook in Chicago was down. Chris and Sunniva met Lieutenant Brown, "
             "Mrs. Smith and Dr. Young at Kaladin's.")
     assert [text[a:b] for a, b in name_cues(text)] == ["Chris", "Sunniva", "Brown", "Smith", "Young", "Kaladin's"]
+
+
+def test_candidate_pieces_are_the_words_around_each_cue_within_its_sentence():
+    """NER reads two words before and three after each cue, merged when they touch, cut at the
+    sentence and the line; a title ending the line before still makes the next word a cue."""
+    from filters.pii_names import candidate_sentences
+
+    table = {
+        "So yesterday at the lake house my cousin and I finally talked to Rafferty about the long trip we had "
+        "planned for months.": [(55, "talked to Rafferty about the long")],
+        "Mike and I went out. Then Sunniva's dog ran off with Wren and Corwin before dinner.":
+            [(0, "Mike and I went"), (21, "Then Sunniva's dog ran off with Wren and Corwin before dinner.")],
+        "We saw Mr.\nBrown at noon.": [(11, "Brown at noon.")],
+        "We saw it.\nBrown at noon.": [],
+        "My doctor (Evander) said ADHD is OMG common, NTA.": [(0, "My doctor (Evander) said ADHD is")],
+    }
+    for text, pieces in table.items():
+        assert candidate_sentences(text) == pieces, text
+        assert all(text[off:off + len(piece)] == piece for off, piece in pieces)
+
+
+def test_line_memo_is_keyed_by_the_line_and_what_precedes_it(monkeypatch):
+    """A memo of line pieces gives what a fresh scan gives: the same line after a title is a
+    different line; a second scan of a text with one line changed scans only that line."""
+    from filters import pii_names
+
+    memo: dict = {}
+    assert pii_names.candidate_sentences("We saw Mr.\nBrown at noon.", memo=memo) == [(11, "Brown at noon.")]
+    assert pii_names.candidate_sentences("We saw it.\nBrown at noon.", memo=memo) == []
+
+    scanned = []
+    line_pieces = pii_names._line_pieces
+    monkeypatch.setattr(pii_names, "_line_pieces", lambda context, line, window: scanned.append(line)
+                        or line_pieces(context, line, window))
+    first = "I met Rafferty at the lake.\nThen Wren came over to help with the move.\nCorwin left early and I stayed."
+    changed = first.replace("Wren", "[NAME]")
+    fresh = pii_names.candidate_sentences(changed)
+    assert pii_names.candidate_sentences(first, memo=memo) == pii_names.candidate_sentences(first)
+    scanned.clear()
+    assert pii_names.candidate_sentences(changed, memo=memo) == fresh
+    assert scanned == ["Then [NAME] came over to help with the move."]  # the next line's context is unchanged
