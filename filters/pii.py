@@ -20,18 +20,15 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from filters.pii_recognizers import DETECTORS, STRUCTURED_KINDS, digit_context, windows  # first: it imports Presidio without torch
+from filters.pii_recognizers import DETECTORS, digit_context, windows  # first: it imports Presidio without torch
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NoOpNlpEngine
 from presidio_anonymizer import AnonymizerEngine
 from presidio_anonymizer.entities import OperatorConfig
 
+from schemas.pii_kinds import KINDS, enabled_kinds
 from schemas.records import RawPost
 
-KINDS: tuple[str, ...] = (*STRUCTURED_KINDS, "name")
-SWITCHES = {"email": "scrub_emails", "url": "scrub_urls", "ip": "scrub_ips", "phone": "scrub_phones",
-            "card": "scrub_cards", "ssn": "scrub_ssns", "iban": "scrub_ibans", "user": "scrub_users",
-            "name": "scrub_names"}  # kind -> its [filters] switch
 PLACEHOLDERS = {**{d.entity: d.placeholder for d in DETECTORS}, "PERSON": "[NAME]"}
 KIND_OF = {**{d.entity: d.kind for d in DETECTORS}, "PERSON": "name"}
 _FIELD_VALUES = attrgetter(*(f.name for f in fields(RawPost)))  # in RawPost's positional order
@@ -197,12 +194,6 @@ def _settle(results: list[RecognizerResult]) -> list[RecognizerResult]:
         if all(r.end <= k.start or k.end <= r.start for k in kept):
             kept.append(r)
     return sorted(kept, key=lambda r: r.start)
-
-
-def enabled_kinds(cfg: Any) -> tuple[str, ...]:
-    if not getattr(cfg, "scrub_pii", True):
-        return ()
-    return tuple(k for k in KINDS if getattr(cfg, SWITCHES[k], True))
 
 
 @lru_cache(maxsize=8)

@@ -249,9 +249,9 @@ class NameFinder:
     MEMO_LINES = 8192
 
     def __init__(self, batch_size: int = NER_BATCH) -> None:
-        from extractors.nlp import MODEL
-
         import spacy
+
+        from schemas.spacy_model import MODEL
 
         nlp = spacy.load(MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"])
         labels = nlp.get_pipe("ner").labels

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 from pipeline.run import load_saved_recipe
 from pipeline.shards import Shard
 from schemas.expectations import pii_check
+from schemas.pii_kinds import enabled_kinds
 
 PRESCAN_DIR = "pii-prescan"
 
@@ -22,8 +23,7 @@ def prescan_files(run_dir: str | Path) -> list[Path]:
 def prescan_shard(shard: dict[str, Any], recipe_path: str, run_dir: str) -> int:
     """Scan the texts the gate checks in a shard's examples; the number of distinct texts scanned
     (0 when the recipe publishes without the gate or scrubs no PII, or the scan exists)."""
-    from filters.pii import enabled_kinds  # Presidio: loaded here, not when the flow is wired
-    from warehouse.gate_pii import prescan
+    from warehouse.gate_pii import prescan  # Presidio: loaded here, not when the flow is wired
 
     recipe = load_saved_recipe(recipe_path)
     kinds = enabled_kinds(recipe.filters)

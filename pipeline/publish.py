@@ -11,6 +11,7 @@ from pipeline.results import AssembleResult, Published
 from pipeline.review import run_review
 from pipeline.run import load_saved_recipe
 from pipeline.shards import write_marker
+from schemas.config import Recipe
 from warehouse.layout import Warehouse
 from warehouse.manifest import run_fields
 from warehouse.publish import Release, ensure_registered, publish_release
@@ -28,6 +29,18 @@ def find_published(wh: Warehouse, run_id: str) -> Published | None:
     return None
 
 
+def stage_fields(recipe: Recipe) -> dict[str, Any]:
+    """What the manifest records of the stages' own data and models under this recipe (imported
+    here: the process that wires a build does not load them)."""
+    from extractors.acceptance import describe as acceptance_model
+    from extractors.segmentation import Segmenter
+    from filters.reddit import filter_data_versions
+
+    return {"filter_data_versions": filter_data_versions(recipe.filters),
+            "acceptance": acceptance_model(recipe.extract),
+            "segmentation": Segmenter(recipe.segment).describe()}
+
+
 def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, assembled: AssembleResult,
                 extra: dict[str, Any] | None = None) -> Published:
     """Publish the assembled run unless a release of this run already exists; `extra` adds
@@ -41,7 +54,7 @@ def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, ass
     index = run_review(Path(run_dir))
     review = {"review": index.describe()} if index is not None else {}
     fields = run_fields(run_id, recipe, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
-                        {**review, **(extra or {})})
+                        stage_fields(recipe), {**review, **(extra or {})})
     release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run_dir))
     out = Published(release.dataset, release.version, str(release.path), str(release.manifest_path))
     write_marker(Path(run_dir), "publish", out.to_dict())

@@ -26,12 +26,10 @@ def total_funnel(ingest: Funnel, extract: Funnel) -> Funnel:
 
 
 def run_fields(run_id: str, recipe: Recipe, ingest: Funnel, extract: Funnel, inputs: list[dict[str, Any]],
-               shards: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What a release records of the run that built it; `extra` adds fields (a rebuild's parent)."""
-    from extractors.acceptance import describe as acceptance_model
-    from extractors.segmentation import Segmenter
-    from filters.reddit import filter_data_versions
-
+               shards: int, stages: dict[str, Any], extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a release records of the run that built it; `stages`: what the stages say of their
+    own data and models (the build gathers it, pipeline/publish.py); `extra` adds fields (a
+    rebuild's parent)."""
     versions = data_versions()
     return {
         "funnel": total_funnel(ingest, extract).to_dict(),
@@ -41,10 +39,8 @@ def run_fields(run_id: str, recipe: Recipe, ingest: Funnel, extract: Funnel, inp
         "code_version": code_version(),
         "lexicon_version": versions["lexicon"]["version"],
         "decomposition_version": versions["decomposition"]["version"],
-        "filter_data_versions": filter_data_versions(recipe.filters),
         "vocabulary_version": vocabulary_version(),
-        "acceptance": acceptance_model(recipe.extract),
-        "segmentation": Segmenter(recipe.segment).describe(),
+        **stages,
         "shards": shards,
         **(extra or {}),
     }

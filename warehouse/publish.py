@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from schemas.config import Recipe
 from schemas.checksums import sha256_file
+from schemas.pii_kinds import enabled_kinds
 from schemas.records import EXAMPLES
 
 from warehouse.catalog import register_release
@@ -164,8 +165,7 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
     parent_counts = None
     if parent:
         parent_counts = (parent, label_counts(Release.at(warehouse.release_dir(dataset, parent)).split_files()))
-    from filters.pii import enabled_kinds  # the gate checks the PII kinds the recipe scrubbed
-
+    # the gate checks the PII kinds the recipe scrubbed
     result = run_gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs,
                       pii_kinds=enabled_kinds(recipe.filters), pii_prescans=pii_prescans)
     if not result.success:

@@ -5,7 +5,8 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
-from filters.pii import KINDS, Scrubber, cached_scrubber, enabled_kinds, scrub, scrub_post
+from filters.pii import KINDS, Scrubber, cached_scrubber, scrub, scrub_post
+from schemas.pii_kinds import enabled_kinds
 from filters.pii_recognizers import _digit_runs
 from schemas.config import FilterConfig
 from schemas.lexicon import lexicon_terms
@@ -236,3 +237,17 @@ def test_line_memo_is_keyed_by_the_line_and_what_precedes_it(monkeypatch):
     scanned.clear()
     assert pii_names.candidate_sentences(changed, memo=memo) == fresh
     assert scanned == ["Then [NAME] came over to help with the move."]  # the next line's context is unchanged
+
+
+def test_the_kinds_a_recipe_names_are_the_kinds_the_detectors_find():
+    """schemas/pii_kinds.py (what the gate and the card read) lists the scrubber's kinds, in its
+    order, and each switch is a [filters] field."""
+    from dataclasses import fields
+
+    from filters.pii_recognizers import STRUCTURED_KINDS
+    from schemas.config import FilterConfig
+    from schemas.pii_kinds import SWITCHES
+
+    assert KINDS == (*STRUCTURED_KINDS, "name")
+    assert set(SWITCHES) == set(KINDS)
+    assert set(SWITCHES.values()) <= {f.name for f in fields(FilterConfig)}

@@ -1,0 +1,19 @@
+"""The PII kinds a recipe can scrub, in the order detectors run and reports list them, each with
+its `[filters]` switch (schemas/config.py). The scrubber defines a detector per kind
+(filters/pii.py; a test holds the two lists equal); the gate checks the kinds a recipe enabled and
+the dataset card names them, without loading any detector."""
+from __future__ import annotations
+
+from typing import Any
+
+KINDS: tuple[str, ...] = ("email", "url", "ip", "phone", "card", "ssn", "iban", "user", "name")
+SWITCHES = {"email": "scrub_emails", "url": "scrub_urls", "ip": "scrub_ips", "phone": "scrub_phones",
+            "card": "scrub_cards", "ssn": "scrub_ssns", "iban": "scrub_ibans", "user": "scrub_users",
+            "name": "scrub_names"}  # kind -> its [filters] switch
+
+
+def enabled_kinds(cfg: Any) -> tuple[str, ...]:
+    """The kinds a `[filters]` config (FilterConfig, or anything with its attributes) scrubs."""
+    if not getattr(cfg, "scrub_pii", True):
+        return ()
+    return tuple(k for k in KINDS if getattr(cfg, SWITCHES[k], True))
