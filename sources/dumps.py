@@ -82,7 +82,9 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     line_no = 0
     try:
         for block in blocks:
-            parts = (rest + block).split(b"\n")
+            parts = block.split(b"\n")  # not (rest + block): that copies every block once more
+            if rest:
+                parts[0] = rest + parts[0]
             rest = parts.pop()
             for part in parts:
                 line_no += 1
