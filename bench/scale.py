@@ -199,7 +199,8 @@ def scrubber_cost(dump: Path, candidates: int = 400) -> dict[str, float]:
     with names on (NER around capitalised words) and off, in batches as the filter step runs it."""
     from extractors.disclosures import maskable_terms
     from extractors.prefilter import Prefilter
-    from filters.pii import KINDS, STRUCTURED_KINDS, Scrubber
+    from filters.pii import KINDS, Scrubber
+    from filters.pii_recognizers import STRUCTURED_KINDS
     from sources.dumps import iter_lines, parse_line
 
     pre, posts = Prefilter(maskable_terms()), []

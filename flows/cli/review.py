@@ -1,4 +1,4 @@
-"""`express review export|serve|import|stats`: hand review of masks (warehouse/review/)."""
+"""`express review export|serve|import|stats|features`: hand review of masks (warehouse/review/)."""
 from __future__ import annotations
 
 import argparse
@@ -124,6 +124,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_features(args: argparse.Namespace) -> int:
+    from pipeline.review_features import review_feature_rows
+    from warehouse.review.ledger import write_atomic
+
+    wh, rel = _release(args, "features")
+    if rel is None:
+        return 2
+    found = review_feature_rows(rel, wh.root)
+    if not found.decided:
+        print(f"express review features: no review decisions on the masks of {rel.dataset}/{rel.version}"
+              f"{f' ({found.elsewhere} are on other releases)' if found.elsewhere else ''}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in found.rows).encode("utf-8"))
+    print(f"{found.summary()} -> {out}")
+    return 0
+
+
 def _sampling(p: argparse.ArgumentParser) -> None:
     p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
     p.add_argument("--sample", type=int, help="review N masks (default: all), drawn at random")
@@ -134,7 +152,7 @@ def _sampling(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("review", help="hand review of masks: export, serve a review page, import, stats")
+    p = sub.add_parser("review", help="hand review of masks: export, serve a review page, import, stats, features")
     rsub = p.add_subparsers(dest="review_command", required=True)
 
     e = rsub.add_parser("export", help="write one review item per mask (JSONL, or Label Studio tasks + config)")
@@ -161,3 +179,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--json", action="store_true", help="print JSON")
     warehouse_arg(t)
     t.set_defaults(func=cmd_stats)
+
+    f = rsub.add_parser("features", help="the reviewed masks of a release as training rows of the acceptance model")
+    f.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
+    f.add_argument("--out", required=True, help="JSONL file for `express train-acceptance --review`")
+    warehouse_arg(f)
+    f.set_defaults(func=cmd_features)
