@@ -53,7 +53,7 @@ def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, ass
     recipe = load_saved_recipe(recipe_path)
     index = run_review(Path(run_dir))
     review = {"review": index.describe()} if index is not None else {}
-    fields = run_fields(run_id, recipe, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
+    fields = run_fields(run_id, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
                         stage_fields(recipe), {**review, **(extra or {})})
     release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run_dir))
     out = Published(release.dataset, release.version, str(release.path), str(release.manifest_path))

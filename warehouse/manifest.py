@@ -25,8 +25,8 @@ def total_funnel(ingest: Funnel, extract: Funnel) -> Funnel:
     return total
 
 
-def run_fields(run_id: str, recipe: Recipe, ingest: Funnel, extract: Funnel, inputs: list[dict[str, Any]],
-               shards: int, stages: dict[str, Any], extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_fields(run_id: str, ingest: Funnel, extract: Funnel, inputs: list[dict[str, Any]], shards: int,
+               stages: dict[str, Any], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a release records of the run that built it; `stages`: what the stages say of their
     own data and models (the build gathers it, pipeline/publish.py); `extra` adds fields (a
     rebuild's parent)."""
