@@ -42,12 +42,12 @@ _TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
 # not after a title or abbreviation ("Mrs. Thompson" stays one sentence).
 _SENTENCE = regex.compile(r"(?:[^\n.!?]++|(?<=\b" + _TITLES + r")\.|[.!?]+(?![\s\"')\]]|$))*+"  # possessive: 3x faster
                           r"(?:[.!?]+[\"')\]]*(?=\s|$)|\n|$)", regex.IGNORECASE)
-_AFTER_TITLE = regex.compile(r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
-                             r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)\.?\s+$")
+_NAME_TITLES = (r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
+                r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)")  # a word after one is always a cue
+_AFTER_TITLE = regex.compile(r"\b" + _NAME_TITLES + r"\.?\s+$")
 _TITLE_REACH = 12  # characters before a word where its title is looked for
 # a title followed by a space anywhere: a text without one needs no per-word title check
-_ANY_TITLE = regex.compile(r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
-                           r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)\.?\s")
+_ANY_TITLE = regex.compile(_NAME_TITLES + r"\.?\s")
 _CONTEXT = 16  # characters before a line its pieces depend on: the title reach, and the one before it
 _POSSESSIVE = regex.compile(r"['’]s?$")
 _CAPITALIZED = regex.compile(r"(?<![\p{L}\p{N}_'’/\[@#.-])\p{Lu}[\p{L}'’-]*")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schemas.config import ExtractConfig
 from warehouse.review.apply import ReviewIndex
 from warehouse.review.items import ReviewItem, release_items
 from warehouse.review.ledger import Ledger
@@ -40,7 +41,8 @@ class FeatureRows:
 
 def review_feature_rows(release: Any, root: Path, extractor: Any = None) -> FeatureRows:
     """The training rows of `release`'s reviewed masks (see module doc); `extractor`: a
-    DisclosureExtractor with the rules alone (built when not given)."""
+    DisclosureExtractor with the rules alone (built when not given, with the trigger forms the
+    release was built with)."""
     index = ReviewIndex.from_ledger(Ledger(root, release.dataset))
     verdicts = {w.item_id: w.verdict for words in index.by_post.values() for w in words}
     items = [it for it in release_items(release, root).items if it.item_id in verdicts]
@@ -48,7 +50,8 @@ def review_feature_rows(release: Any, root: Path, extractor: Any = None) -> Feat
         from extractors.acceptance import OFF
         from extractors.disclosures import DisclosureExtractor
 
-        extractor = DisclosureExtractor(acceptance=OFF)
+        forms = ((release.manifest().get("config") or {}).get("extract") or {}).get("forms") or ExtractConfig.forms
+        extractor = DisclosureExtractor(forms=forms, acceptance=OFF)
     out = FeatureRows([], len(items), elsewhere=len(verdicts) - len({it.item_id for it in items}))
     for item, features in zip(items, _mask_features(items, extractor)):
         if features is None:

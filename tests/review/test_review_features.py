@@ -41,3 +41,29 @@ def test_features_of_a_release_without_decisions_is_an_error(demo_copy, tmp_path
     assert main(["review", "features", "--release", f"{rel.dataset}/{rel.version}", "--warehouse", str(root),
                  "--out", str(out)]) == 2
     assert "no review decisions" in capsys.readouterr().err and not out.exists()
+
+
+def test_features_use_the_trigger_forms_the_release_was_built_with(tmp_path):
+    """A release built with forms = "extended" holds masks the reference forms never find
+    ("I'd feel ..."): their rows are found, not left out."""
+    from extractors.acceptance import OFF
+    from extractors.disclosures import DisclosureExtractor
+    from pipeline.review_features import review_feature_rows
+    from tests.review.helpers import build_tiny_release
+    from warehouse.review.items import release_items
+    from warehouse.review.ledger import Entry, Ledger
+
+    rel = build_tiny_release(tmp_path, {"p1": "I'd feel embarrassed if they saw it. I felt guilty after that."},
+                             DisclosureExtractor(forms="extended", acceptance=OFF))
+    manifest = rel.manifest()
+    manifest["config"]["extract"]["forms"] = "extended"
+    (rel.path / "manifest.json").write_text(json.dumps(manifest))
+    items = release_items(rel, tmp_path).items
+    assert sorted(it.surface for it in items) == ["embarrassed", "guilty"]
+    Ledger(tmp_path, rel.dataset).append([
+        Entry(item_id=it.item_id, decision="reject" if it.surface == "embarrassed" else "accept", reviewer="ana",
+              time="2026-01-01T00:00:00Z", source="test", dataset=rel.dataset, **it.identity()) for it in items])
+
+    found = review_feature_rows(rel, tmp_path)
+    assert not found.not_found
+    assert {r["surface"]: r["accepted"] for r in found.rows} == {"embarrassed": False, "guilty": True}
