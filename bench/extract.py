@@ -4,7 +4,7 @@ Speed is CPU time of this process (time.process_time), not wall time, because th
 shared, after one untimed pass over the dev file. Prints the figures, then one JSON line.
 
     .venv/bin/python bench/extract.py [--dev PATH] [--posts 20000] [--disclosing 0.1] [--forms extended]
-                                      [--acceptance off] [--compare-windows]
+                                      [--acceptance off] [--compare-windows] [--compare-ops]
 
 Quality is also printed per fold (dev split in two by post id, extractors.quality.fold_of), so a
 change can be decided on one fold and confirmed on the other. The acceptance model is measured
@@ -15,6 +15,8 @@ the other way round; the shipped model, trained on all of dev, is in-sample on d
 What spaCy sees is printed too: windows and tokens tagged per dev segment, and the tagger's CPU
 time over them. `--compare-windows` sets today's windows beside those before #17
 (`PreviousWindows`): tokens, tagger and extraction CPU time, and span P/R per fold.
+`--compare-ops` tags the same windows with spaCy's default ops (blis) beside ours (numpy's
+OpenBLAS, schemas/spacy_model.py): tagger and extraction CPU time, and the disclosures that differ.
 """
 from __future__ import annotations
 
@@ -123,6 +125,8 @@ def main() -> None:
                     help="the shipped acceptance model after the rules (default) or the rules alone")
     ap.add_argument("--compare-windows", action="store_true",
                     help="also measure the tagging windows before #17 on the dev file")
+    ap.add_argument("--compare-ops", action="store_true",
+                    help="also tag the dev file with spaCy's default matrix ops (blis) and compare")
     args = ap.parse_args()
 
     ex = DisclosureExtractor(forms=args.forms, acceptance=args.acceptance)
@@ -167,6 +171,8 @@ def main() -> None:
                    tagger_cpu_s=round(load["tagger_s"], 3))
         if args.compare_windows:
             out.update(compare_windows(rows, ex, cpu, load))
+        if args.compare_ops:
+            out.update(compare_ops(rows, ex, cpu, load))
         if args.acceptance == ON:
             print("  (the shipped acceptance model was trained on all of dev: these figures are in-sample)")
         out.update({f"fold_{f.lower()}_precision": round(s.precision, 4) for f, s in folds.items()})
@@ -202,6 +208,33 @@ def main() -> None:
     out.update(posts_per_s=round(len(posts) / cpu), synthetic_words_per_s=round(words / cpu),
                synthetic_posts=len(posts), synthetic_disclosing_share=args.disclosing)
     print(json.dumps(out))
+
+
+def compare_ops(rows: list[dict], ex: DisclosureExtractor, cpu: float, load: dict) -> dict[str, float]:
+    """Our loader (numpy's OpenBLAS, one thread) against spaCy's default ops (blis) on dev: the
+    tagger's and extraction's CPU time, and segments whose disclosures (spans, rules, acceptance
+    probabilities) differ."""
+    import spacy
+
+    from extractors.nlp import TAGGER_EXCLUDE
+    from schemas.spacy_model import MODEL
+
+    texts = [r["text"] for r in rows]
+    blis = DisclosureExtractor(nlp=spacy.load(MODEL, exclude=list(TAGGER_EXCLUDE)), terms=ex.terms,
+                               forms=ex.forms, acceptance=ex.model)
+    theirs = list(blis.extract_many(texts))  # untimed, as for ours
+    t0 = time.process_time()
+    list(blis.extract_many(texts))
+    blis_cpu = time.process_time() - t0
+    blis_load = tagging_load(blis.prefilter, blis.nlp, texts)
+    differ = sum(a != b for a, b in zip(theirs, ex.extract_many(texts)))
+    print("spaCy's default ops (blis) against ours (numpy's OpenBLAS, one thread), on dev:")
+    for name, c, ld in (("blis", blis_cpu, blis_load), ("openblas", cpu, load)):
+        print(f"  {name:9} tagger {ld['tagger_s']:.3f} s, extraction {c:.2f} s CPU")
+    print(f"  segments whose disclosures differ: {differ} of {len(rows)}")
+    return {"blis_tagger_cpu_s": round(blis_load["tagger_s"], 3), "blis_extract_cpu_s": round(blis_cpu, 3),
+            "openblas_tagger_cpu_s": round(load["tagger_s"], 3), "openblas_extract_cpu_s": round(cpu, 3),
+            "ops_segments_differing": differ}
 
 
 def compare_windows(rows: list[dict], ex: DisclosureExtractor, cpu: float, load: dict) -> dict[str, float]:

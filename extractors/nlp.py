@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import spacy
 from spacy.language import Language
 
-from schemas.spacy_model import MODEL
+from schemas.spacy_model import MODEL, load_pipeline
 
 UNUSED_PIPES = ("ner", "lemmatizer")
 # The pattern rules read Penn tags only: no parser, no attribute ruler (it costs as much as the
@@ -16,7 +15,7 @@ TAGGER_EXCLUDE = ("parser", "attribute_ruler", "lemmatizer", "ner", "senter")
 
 def _load(model: str, **kwargs) -> Language:
     try:
-        return spacy.load(model, **kwargs)
+        return load_pipeline(model, **kwargs)
     except OSError as exc:
         raise RuntimeError(
             f"spaCy model '{model}' is not installed; run `make install` "

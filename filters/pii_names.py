@@ -249,11 +249,9 @@ class NameFinder:
     MEMO_LINES = 8192
 
     def __init__(self, batch_size: int = NER_BATCH) -> None:
-        import spacy
+        from schemas.spacy_model import MODEL, load_pipeline
 
-        from schemas.spacy_model import MODEL
-
-        nlp = spacy.load(MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"])
+        nlp = load_pipeline(MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"])
         labels = nlp.get_pipe("ner").labels
         config = NerModelConfiguration(model_to_presidio_entity_mapping={"PERSON": "PERSON"},
                                        labels_to_ignore=[label for label in labels if label != "PERSON"])
