@@ -55,7 +55,8 @@ def test_ascii_fast_scan_finds_exactly_the_case_insensitive_triggers():
     words = ["I", "i", "I'm", "I M", "Im", "IM", "I am", "I  AM", "I\tWAS", "I\nwas", "I've BEEN", "I ' ve been",
              "ive been", "I HAD been", "I'd Been", "I d been", "FEEL", "Felt", "feeling", "FEELINGS", "Ifeel",
              "sad", "so", "happy.", "x_i'm", "2i am", "am", "was", "been", "\n", "-", "'", "I'M'M",
-             "I\x0bAM", "I\x0cwas", "I\rwas", "I\x1cam", "i\x1f'm", "I \x0b' ve been", "feelings", "_feel", "fe", "i_m"]
+             "I\x0bAM", "I\x0cwas", "I\rwas", "I\x1cam", "i\x1f'm", "I \x0b' ve been", "feelings", "_feel", "fe", "i_m",
+             "Id been", "I'D BEEN", "iv been", "Imma", "in", "it's", "did", "him", "I.", "i,am"]
     rng = random.Random(3)
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(600)]
     seen = 0

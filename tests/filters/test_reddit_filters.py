@@ -29,6 +29,22 @@ def test_nsfw_bot_and_length_filters():
     assert LengthFilter(max_words=3).check(post()) == "too_long"
 
 
+def test_length_filter_decides_as_a_full_word_count_would():
+    """The filter counts words only as far as its bounds need; its verdicts must be those of
+    len(text.split()) at every length around both bounds, whatever the white space."""
+    import random
+
+    rng = random.Random(5)
+    spaces = [" ", "  ", "\n", "\t", "\u3000", "\x1c", " \n "]
+    for _ in range(3000):
+        words = ["w" * rng.randint(1, 3) for _ in range(rng.randint(0, 14))]
+        text = rng.choice(["", " ", "\n"]) + "".join(w + rng.choice(spaces) for w in words)[:rng.randint(0, 60)]
+        n = len(text.split())
+        lo, hi = rng.randint(0, 8), rng.choice([0, rng.randint(1, 10)])
+        want = "too_short" if n < lo else "too_long" if hi and n > hi else None
+        assert LengthFilter(lo, hi).check(post(text=text)) == want, (text, lo, hi)
+
+
 def test_exact_duplicates_ignore_case_and_spacing():
     f = ExactDuplicateFilter()
     assert f.check(post(id="a", text="I feel  SAD")) is None
