@@ -158,8 +158,11 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int,
     cmd = [sys.executable, str(Path(__file__).resolve()), "--build-only", str(dump), str(warehouse), str(workers),
            str(shard_lines), str(result)] + ([config] if config else [])
     probe = host_probe()
+    # the floor right before this build: the host's speed drifts within a run (bench/README.md), and
+    # this build's ratio to its neighbouring floor shows how much of `floor_ratio` is that drift
+    floor_before = floor_rate(dump)[0]
     print(f"host probe before the {workers}-worker build (M loop steps/s per CPU): alone {probe['alone']}, "
-          f"together {probe['together']}", flush=True)
+          f"together {probe['together']}; floor right before it {floor_before:,.0f} posts/s", flush=True)
     started, cpu_before = time.perf_counter(), _children_cpu()
     proc = subprocess.Popen(cmd)
     with TreeRss(proc.pid) as rss:
@@ -169,7 +172,8 @@ def timed_build(dump: Path, warehouse: Path, workers: int, shard_lines: int,
         raise RuntimeError(f"build of {dump} with {workers} worker(s) failed (exit {code})")
     print(f"{workers}-worker build: {seconds:,.1f}s, CPU {cpu:,.1f}s = {cpu / seconds:.2f} cores busy on average "
           "(the build's process tree: flow process and workers; the shared Prefect server not counted)", flush=True)
-    return seconds, rss, {**json.loads(result.read_text()), "host_probe": probe, "cpu_seconds": round(cpu, 1)}
+    return seconds, rss, {**json.loads(result.read_text()), "host_probe": probe, "cpu_seconds": round(cpu, 1),
+                          "floor_before": round(floor_before)}
 
 
 def _children_cpu() -> float:
@@ -350,6 +354,7 @@ def main() -> int:
     print(f"speedup of each (1-worker, 2-worker) pair of builds: {pairs}; host probe per CPU alone ranged "
           f"{min(alone)}-{max(alone)} M steps/s over the builds")
     (s1, _, built), (s2, _, _) = (min(runs[w], key=lambda r: r[0]) for w in (1, 2))
+    adjacent = built["floor_before"] * s1 / args.posts  # the best 1-worker build against the floor before it
     rss1, rss2 = (max((r[1] for r in runs[w]), key=lambda x: x.peak) for w in (1, 2))  # worst RSS of each
     floors.append(floor_rate(full)[0])
     floor = max(floors)
@@ -362,7 +367,7 @@ def main() -> int:
     print(f"build 1 worker on {args.posts // 4:,} posts: peak RSS {rss_q.peak_mb:,.0f} MB (by role {rss_q.roles_mb()}); "
           f"growth to full size {rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
     print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
-          f"{2 * floor / r2:.1f}x (2 workers)")
+          f"{2 * floor / r2:.1f}x (2 workers); 1 worker vs the floor right before it: {adjacent:.1f}x")
     cpu1, cpu2 = (min(runs[w], key=lambda r: r[0])[2]["cpu_seconds"] for w in (1, 2))
     bound = s1 / (cpu2 / 2)  # the 2-worker build's own CPU, were both cores busy from start to end
     print(f"CPU of the best builds: 1 worker {cpu1:,.0f}s ({cpu1 / s1:.2f} cores busy), 2 workers {cpu2:,.0f}s "
@@ -375,14 +380,15 @@ def main() -> int:
         on_secs, off_secs = (s1, f_secs) if args.names == "on" else (f_secs, s1)
         names_ratio = on_secs / off_secs
         print(f"1 worker, names on {on_secs:,.0f}s vs names off {off_secs:,.0f}s: names on costs {names_ratio:.2f}x")
-    real = None
+    real, real_built = None, {}
     if not args.skip_real_recipe:  # configs/dumps.toml: language ID and near duplicates on
-        real_secs, real_rss, _ = timed_build(full, work / "wh-real", 1, args.shard_lines,
+        real_secs, real_rss, real_built = timed_build(full, work / "wh-real", 1, args.shard_lines,
                                              recipe_with_names(str(REPO / "configs" / "dumps.toml"),
                                                                args.names == "on", work))
         real = args.posts / real_secs
         print(f"real recipe (configs/dumps.toml), 1 worker: {real_secs:,.0f}s  {real:,.0f} posts/s  "
-              f"peak RSS {real_rss.peak_mb:,.0f} MB; {floor / real:.1f}x the floor")
+              f"peak RSS {real_rss.peak_mb:,.0f} MB; {floor / real:.1f}x the floor, "
+              f"{real_built['floor_before'] / real:.1f}x the floor right before it")
     print(json.dumps({"posts": args.posts, "floor_parser": "orjson", "floor_posts_per_s": round(floor),
                       "floor_stdlib_posts_per_s": round(stdlib_floor),
                       "floor_ratio_real_recipe": round(floor / real, 2) if real else None, "posts_per_s_1_worker": round(r1),
@@ -394,6 +400,8 @@ def main() -> int:
                                               "2_workers": rss2.roles_mb()},
                       "peak_rss_mb_at_peak": {"1_worker": rss1.at_peak, "2_workers": rss2.at_peak}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
                       "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
+                      "floor_ratio_adjacent": round(adjacent, 2),
+                      "floor_ratio_real_recipe_adjacent": round(real_built["floor_before"] / real, 2) if real else None,
                       "scrubber_us_per_post": scrub, "step_seconds": per, "stage_posts_per_s": round(stage_rate),
                       "floor_runs_posts_per_s": [round(f) for f in floors],
                       "build_seconds": {"1_worker": [round(r[0], 1) for r in runs[1]],
