@@ -356,6 +356,7 @@ def main() -> int:
     (s1, _, built), (s2, _, _) = (min(runs[w], key=lambda r: r[0]) for w in (1, 2))
     adjacent = built["floor_before"] * s1 / args.posts  # the best 1-worker build against the floor before it
     rss1, rss2 = (max((r[1] for r in runs[w]), key=lambda x: x.peak) for w in (1, 2))  # worst RSS of each
+    floors += [r[2]["floor_before"] for w in (1, 2) for r in runs[w]]  # every floor run counts for the best
     floors.append(floor_rate(full)[0])
     floor = max(floors)
     print(f"floor after the builds: {floors[-1]:,.0f} posts/s; best {floor:,.0f}")
