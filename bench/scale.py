@@ -383,9 +383,8 @@ def main() -> int:
         print(f"1 worker, names on {on_secs:,.0f}s vs names off {off_secs:,.0f}s: names on costs {names_ratio:.2f}x")
     real, real_built = None, {}
     if not args.skip_real_recipe:  # configs/dumps.toml: language ID and near duplicates on
-        real_secs, real_rss, real_built = timed_build(full, work / "wh-real", 1, args.shard_lines,
-                                             recipe_with_names(str(REPO / "configs" / "dumps.toml"),
-                                                               args.names == "on", work))
+        real_recipe = recipe_with_names(str(REPO / "configs" / "dumps.toml"), args.names == "on", work)
+        real_secs, real_rss, real_built = timed_build(full, work / "wh-real", 1, args.shard_lines, real_recipe)
         real = args.posts / real_secs
         print(f"real recipe (configs/dumps.toml), 1 worker: {real_secs:,.0f}s  {real:,.0f} posts/s  "
               f"peak RSS {real_rss.peak_mb:,.0f} MB; {floor / real:.1f}x the floor, "

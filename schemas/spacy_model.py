@@ -5,8 +5,9 @@ the disclosure rules tag with it (extractors/nlp.py) and the PII scrubber finds 
 Its layers multiply matrices with numpy's OpenBLAS, not thinc's default blis: on this project's
 reference host (AMD EPYC, 2 cores) blis runs the tagger's shapes at ~18 GFLOP/s and OpenBLAS at
 ~70, so tagging costs 1.5-2.5x less and NER 1.3x less, with the same tags and entities
-(bench/README.md). NER's transition steps still call blis from spaCy's Cython code. BLAS gets one thread per process: a build runs one worker process per core,
-and a thread pool in each would fight the others for the same cores."""
+(bench/README.md); NER's transition steps still call blis from spaCy's Cython code. BLAS gets
+one thread per process: a build runs one worker process per core, and a thread pool in each
+would fight the others for the same cores."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
