@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
-
-from spacy.language import Language
+from typing import TYPE_CHECKING
 
 from schemas.spacy_model import MODEL, load_pipeline
+
+if TYPE_CHECKING:  # spaCy is imported by the loader (schemas/spacy_model.py: without torch)
+    from spacy.language import Language
 
 UNUSED_PIPES = ("ner", "lemmatizer")
 # The pattern rules read Penn tags only: no parser, no attribute ruler (it costs as much as the

@@ -16,23 +16,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import re
-import sys
 
 import regex
+
+from schemas.hidden_imports import hidden
 
 
 def _import_presidio_without_torch() -> None:
     """Presidio imports torch and transformers when they are installed (for recognizers we do not
     use): 15-20 s per process here. Import it with both hidden; its optional imports fall back."""
-    hidden = [m for m in ("torch", "transformers") if m not in sys.modules]
-    for m in hidden:
-        sys.modules[m] = None  # type: ignore[assignment]  # makes `import m` raise ImportError
-    try:
+    with hidden("torch", "transformers"):
         import presidio_analyzer.predefined_recognizers  # noqa: F401
         import presidio_anonymizer  # noqa: F401
-    finally:
-        for m in hidden:
-            sys.modules.pop(m, None)
 
 
 _import_presidio_without_torch()

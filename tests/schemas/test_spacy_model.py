@@ -2,10 +2,18 @@
 and the tags and entities are those of spaCy's default ops (bench/README.md has the speed)."""
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
 import spacy
 from threadpoolctl import threadpool_info
 
+from schemas.hidden_imports import hidden
 from schemas.spacy_model import BLAS_THREADS, MODEL, load_pipeline
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SENTENCES = [
     "I feel so guilty about what I said to my sister last night.",
@@ -40,3 +48,32 @@ def test_tags_and_entities_equal_those_of_spacys_default_ops():
         assert [(e.start_char, e.end_char, e.label_) for e in a.ents] == \
                [(e.start_char, e.end_char, e.label_) for e in b.ents]
     assert any(e.label_ == "PERSON" for d in ours.pipe(SENTENCES) for e in d.ents)
+
+
+def test_a_module_hidden_during_an_import_is_importable_after_it():
+    with hidden("json", "_express_never_installed"):  # json is imported already: left alone
+        import json  # noqa: F401
+        try:
+            import _express_never_installed  # noqa: F401
+        except ImportError:
+            pass
+        assert sys.modules["_express_never_installed"] is None
+    assert "_express_never_installed" not in sys.modules and "json" in sys.modules
+
+
+def test_the_tagger_loads_without_importing_torch_which_stays_importable():
+    """thinc imports torch when it is installed (the test extras install it): the loader hides it,
+    so a fresh tagging process does not pay for it, and torch still imports afterwards."""
+    assert importlib.util.find_spec("torch") is not None, "torch is not installed: this test needs the hf extra"
+    code = """
+import sys
+from extractors.nlp import load_tagger
+tags = [t.tag_ for t in load_tagger()("I feel so guilty about it.")]
+assert tags[:3] == ["PRP", "VBP", "RB"], tags
+assert "torch" not in sys.modules, "torch was imported"
+import torch, thinc.compat
+assert torch.tensor([1]).item() == 1 and not thinc.compat.has_torch
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
