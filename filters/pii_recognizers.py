@@ -22,15 +22,11 @@ import regex
 from schemas.hidden_imports import hidden
 
 
-def _import_presidio_without_torch() -> None:
-    """Presidio imports torch and transformers when they are installed (for recognizers we do not
-    use): 15-20 s per process here. Import it with both hidden; its optional imports fall back."""
-    with hidden("torch", "transformers"):
-        import presidio_analyzer.predefined_recognizers  # noqa: F401
-        import presidio_anonymizer  # noqa: F401
-
-
-_import_presidio_without_torch()
+# Presidio imports torch and transformers when they are installed (for recognizers we do not use):
+# 15-20 s per process here. Imported with both hidden, its optional imports fall back.
+with hidden("torch", "transformers"):
+    import presidio_analyzer.predefined_recognizers  # noqa: F401
+    import presidio_anonymizer  # noqa: F401
 from presidio_analyzer import EntityRecognizer, Pattern, PatternRecognizer
 from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,

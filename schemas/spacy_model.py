@@ -6,9 +6,9 @@ Its layers multiply matrices with numpy's OpenBLAS, not thinc's default blis: on
 reference host (AMD EPYC, 2 cores) blis runs the tagger's shapes at ~18 GFLOP/s and OpenBLAS at
 ~70, so tagging costs 1.5-2.5x less and NER 1.3x less, with the same tags and entities
 (bench/README.md; on an Intel Xeon host with AVX-512 the margin is smaller: the dev file's
-tagging 0.185 against 0.215 s); NER's transition steps still call blis from spaCy's Cython code. BLAS gets
-one thread per process: a build runs one worker process per core, and a thread pool in each
-would fight the others for the same cores.
+tagging 0.185 against 0.215 s); NER's transition steps still call blis from spaCy's Cython code.
+BLAS gets one thread per process: a build runs one worker process per core, and a thread pool in
+each would fight the others for the same cores.
 
 spaCy is imported here, with torch hidden (schemas/hidden_imports.py): thinc imports torch whenever
 it is installed (the `hf` and `embeddings` extras), for PyTorch-backed models this project does
