@@ -8,7 +8,6 @@ existing cluster. Every step writes a completion marker, so the same command aft
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -118,12 +117,12 @@ def _warm_gate_imports() -> None:
     """Import Great Expectations (~4-7 s) and the gate with its PII detectors (Presidio, ~1.7 s) in
     a background thread of this (otherwise idle) process while the workers dedupe and extract, so
     publishing does not wait for them; a failed import resurfaces in the gate."""
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")  # as warehouse/gx_adapter.py sets it
 
     def load() -> None:
         try:
-            import great_expectations  # noqa: F401
+            from warehouse.gx_adapter import import_gx
 
+            import_gx()
             import warehouse.gate  # noqa: F401
         except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
             pass

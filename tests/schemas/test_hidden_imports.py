@@ -1,0 +1,63 @@
+"""Hiding optional dependencies during one import: refused on the importing thread only, importable
+everywhere else and afterwards; Great Expectations imported so still validates."""
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from schemas.hidden_imports import hidden
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def fresh_colorsys():
+    """A small stdlib module this process has not imported (removed from the cache if it had)."""
+    sys.modules.pop("colorsys", None)
+    yield "colorsys"
+    sys.modules.pop("colorsys", None)
+
+
+def test_a_hidden_module_is_refused_on_this_thread_and_importable_after(fresh_colorsys):
+    with hidden("json", fresh_colorsys):  # json is imported already: left alone
+        importlib.import_module("json")
+        with pytest.raises(ImportError):
+            importlib.import_module(fresh_colorsys)
+        assert fresh_colorsys not in sys.modules
+    assert importlib.import_module(fresh_colorsys).rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1)
+
+
+def test_another_thread_imports_a_module_hidden_on_this_one(fresh_colorsys):
+    """The build hides optional imports on a background thread while Prefect runs on its main one."""
+    got = []
+    with hidden(fresh_colorsys):
+        other = threading.Thread(target=lambda: got.append(importlib.import_module(fresh_colorsys).__name__))
+        other.start()
+        other.join()
+        assert got == [fresh_colorsys]
+        # once another thread has imported it, it is an already imported module: left alone
+        assert importlib.import_module(fresh_colorsys).__name__ == fresh_colorsys
+
+
+def test_great_expectations_validates_without_importing_sqlalchemy_which_stays_importable():
+    code = """
+import sys
+import pandas as pd
+from warehouse.gx_adapter import validate_tables
+suite = {"name": "t", "version": "1", "table": "rows", "expectations": [
+    {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "a"}},
+    {"type": "expect_column_values_to_be_between", "kwargs": {"column": "a", "min_value": 0, "max_value": 2}}]}
+out = validate_tables(lambda name: [pd.DataFrame({"a": [1, 2, 3]})], {"rows"}, [suite], {})
+assert not out["success"], out
+assert [f["expectation"] for f in out["failures"]] == ["expect_column_values_to_be_between"], out["failures"]
+assert "great_expectations" in sys.modules and "sqlalchemy" not in sys.modules, "sqlalchemy was imported"
+import sqlalchemy
+print("ok", sqlalchemy.__name__)
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["ok", "sqlalchemy"], done.stderr[-2000:]
