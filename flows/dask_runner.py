@@ -2,10 +2,15 @@
 and the one Prefect API those worker processes report to."""
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import os
+import socket
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +54,61 @@ def share_temporary_api() -> str | None:
 
     if PREFECT_API_URL.value():
         return None
-    from prefect.server.api.server import SubprocessASGIServer
-
-    server = SubprocessASGIServer()  # the same instance Prefect's own ephemeral mode uses in this process
-    server.start()
-    os.environ["PREFECT_API_URL"] = server.api_url
-    if server.api_url.startswith("http://") and not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
+    url = _start_temporary_api()
+    os.environ["PREFECT_API_URL"] = url
+    if not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
         os.environ["PREFECT_API_SSL_CERT_FILE"] = str(_one_root_certificate())
-    return server.api_url
+    from prefect.context import refresh_global_settings_context
+
+    refresh_global_settings_context()  # Prefect read its settings at import: this process's client uses it too
+    return url
+
+
+def _start_temporary_api(attempts: int = 5) -> str:
+    """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
+    same uvicorn app, settings and "ephemeral" flags), but without importing `prefect.server` here:
+    that import holds ~80 MB and costs ~2.7 CPU s in the build's flow process (bench/README.md).
+    The child is stopped when this process exits."""
+    import httpx
+    import prefect
+    from prefect.settings import get_current_settings
+
+    settings = get_current_settings()
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1",
+           **settings.to_environment_variables(exclude_unset=True)}
+    deadline = time.monotonic() + settings.server.ephemeral.startup_timeout_seconds
+    for _ in range(attempts):
+        with socket.socket() as sock:  # a free port; uvicorn exits with 3 if it is taken meanwhile
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parents[1]),
+                                 "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+                                 "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
+        atexit.register(_stop, proc)
+        url = f"http://127.0.0.1:{port}/api"
+        with httpx.Client() as client:
+            while proc.poll() is None and time.monotonic() < deadline:
+                try:
+                    if client.get(f"{url}/health").status_code == 200:
+                        return url
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.1)
+        if proc.poll() != 3:
+            break
+    _stop(proc)
+    raise RuntimeError(f"the temporary Prefect API did not start within {settings.server.ephemeral.startup_timeout_seconds}"
+                       f" s (server exit code {proc.poll()}); set PREFECT_API_URL to use a running Prefect server")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # a server that does not stop is killed
+            proc.kill()
+            proc.wait()
 
 
 def _one_root_certificate() -> Path:

@@ -48,7 +48,8 @@ def test_the_process_that_wires_a_build_does_not_import_presidio_or_spacy():
 def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_it(tmp_path):
     """The temporary API speaks plain HTTP; its clients get a CA file of one certificate instead
     of certifi's bundle (two bundle loads were ~90 ms of every task on a worker), and a build
-    under it still talks to the API (a task run is recorded)."""
+    under it still talks to the API (a task run is recorded). Its server runs in a child process
+    whose app is never imported by the process that started it (~80 MB there)."""
     import ssl
     import subprocess
     import sys
@@ -60,6 +61,7 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
             "@flow\ndef f(): return one.submit().result()\n"
             "f()\n"
             "with get_client(sync_client=True) as c: runs = c.read_task_runs()\n"
+            "import sys; assert 'prefect.server.api.server' not in sys.modules, 'the server app was imported here'\n"
             "print(url.split(':')[0], os.environ['PREFECT_API_SSL_CERT_FILE'], len(runs))")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")} | {"PREFECT_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], env=env,
