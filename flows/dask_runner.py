@@ -64,7 +64,7 @@ def share_temporary_api() -> str | None:
     return url
 
 
-def _start_temporary_api(attempts: int = 5) -> str:
+def _start_temporary_api() -> str:
     """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
     same uvicorn app, settings and "ephemeral" flags), but without importing `prefect.server` here:
     that import holds ~80 MB and costs ~2.7 CPU s in the build's flow process (bench/README.md).
@@ -76,29 +76,26 @@ def _start_temporary_api(attempts: int = 5) -> str:
     settings = get_current_settings()
     env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1",
            **settings.to_environment_variables(exclude_unset=True)}
-    deadline = time.monotonic() + settings.server.ephemeral.startup_timeout_seconds
-    for _ in range(attempts):
-        with socket.socket() as sock:  # a free port; uvicorn exits with 3 if it is taken meanwhile
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parents[1]),
-                                 "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
-                                 "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
-        atexit.register(_stop, proc)
-        url = f"http://127.0.0.1:{port}/api"
-        with httpx.Client() as client:
-            while proc.poll() is None and time.monotonic() < deadline:
-                try:
-                    if client.get(f"{url}/health").status_code == 200:
-                        return url
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.1)
-        if proc.poll() != 3:
-            break
+    with socket.socket() as sock:  # a port the system says is free
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parents[1]),
+                             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+                             "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
+    atexit.register(_stop, proc)
+    url, wait = f"http://127.0.0.1:{port}/api", settings.server.ephemeral.startup_timeout_seconds
+    deadline = time.monotonic() + wait
+    with httpx.Client() as client:
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                if client.get(f"{url}/health").status_code == 200:
+                    return url
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
     _stop(proc)
-    raise RuntimeError(f"the temporary Prefect API did not start within {settings.server.ephemeral.startup_timeout_seconds}"
-                       f" s (server exit code {proc.poll()}); set PREFECT_API_URL to use a running Prefect server")
+    raise RuntimeError(f"the temporary Prefect API did not start within {wait} s (server exit code {proc.poll()}); "
+                       "set PREFECT_API_URL to use a running Prefect server")
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
