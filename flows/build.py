@@ -113,10 +113,16 @@ def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[s
         _run_parallel("filter comments", [filter_task.submit(s, recipe_path, ids) for s, ids in second])
 
 
-def _warm_gate_imports() -> None:
-    """Import Great Expectations (~4-7 s) and the gate with its PII detectors (Presidio, ~1.7 s) in
-    a background thread of this (otherwise idle) process while the workers dedupe and extract, so
-    publishing does not wait for them; a failed import resurfaces in the gate."""
+_warming: list[threading.Thread] = []  # the one warm-up thread of this process, once started
+
+
+def warm_gate_imports() -> None:
+    """Import Great Expectations (~3-7 s of CPU) and the gate with its PII detectors in a background
+    thread, once per process, so publishing does not wait for them; a failed import resurfaces in
+    the gate. `express build` starts it while it waits for its temporary Prefect API (this process
+    idles then); otherwise the build starts it while the workers dedupe."""
+    if _warming:
+        return
 
     def load() -> None:
         try:
@@ -127,7 +133,8 @@ def _warm_gate_imports() -> None:
         except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
             pass
 
-    threading.Thread(target=load, name="warm-gx-import", daemon=True).start()
+    _warming.append(threading.Thread(target=load, name="warm-gx-import", daemon=True))
+    _warming[0].start()
 
 
 @flow(name="express-shard-work")
@@ -152,7 +159,7 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
     extracts = [extract_task.submit(s, recipe_path, wait_for=[dedupe]) for s in all_shards]
     if warm_gate:  # while a worker dedupes and the other idles: publishing then starts at once
-        _warm_gate_imports()
+        warm_gate_imports()
     deduped = dedupe.result()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,17 +53,18 @@ def task_runner(workers: int = 2, address: str | None = None) -> Any:
                                           "dashboard_address": "127.0.0.1:0", "host": "127.0.0.1"})
 
 
-def share_temporary_api() -> str | None:
+def share_temporary_api(while_starting: Callable[[], None] | None = None) -> str | None:
     """Without a configured API (`PREFECT_API_URL`), Prefect starts a temporary server per process,
     so every Dask worker would start its own. Start one here and export its URL before the workers
-    spawn; None when an API is configured."""
+    spawn; None when an API is configured. `while_starting` is called once the server process is
+    launched, before waiting for it (5-20 s of start-up in which this process idles)."""
     if os.environ.get("PREFECT_API_URL"):
         return None
     from prefect.settings import PREFECT_API_URL
 
     if PREFECT_API_URL.value():
         return None
-    url = _start_temporary_api()
+    url = _start_temporary_api(while_starting)
     os.environ["PREFECT_API_URL"] = url
     if not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
         os.environ["PREFECT_API_SSL_CERT_FILE"] = str(_one_root_certificate())
@@ -72,7 +74,7 @@ def share_temporary_api() -> str | None:
     return url
 
 
-def _start_temporary_api() -> str:
+def _start_temporary_api(while_starting: Callable[[], None] | None = None) -> str:
     """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
     same uvicorn app, settings and "ephemeral" flags), but without importing `prefect.server` here:
     that import holds ~80 MB and costs ~2.7 CPU s in the build's flow process (bench/README.md).
@@ -91,6 +93,8 @@ def _start_temporary_api() -> str:
                              "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
     atexit.register(_stop, proc)
+    if while_starting is not None:
+        while_starting()
     url, wait = f"http://127.0.0.1:{port}/api", settings.server.ephemeral.startup_timeout_seconds
     deadline = time.monotonic() + wait
     with httpx.Client() as client:

@@ -85,16 +85,19 @@ def cmd_build(args: argparse.Namespace) -> int:
     """The one build: sharded and resumable; in this process for small inputs, else on Dask."""
     inputs, config, run_id = build_inputs(args)
     prefect_env.configure()
-    from flows.build import build_flow
+    from flows.build import build_flow, warm_gate_imports
     from flows.dask_runner import share_temporary_api
     from pipeline.run import default_workers, load_any_recipe
     from warehouse.layout import Warehouse
 
+    recipe = load_any_recipe(config)
     workers = args.workers
     if workers is None and not args.dask_address:
-        workers = default_workers(inputs, load_any_recipe(config))
+        workers = default_workers(inputs, recipe)
     if workers and not args.dask_address:
-        share_temporary_api()  # one temporary Prefect API for this process and its local workers
+        # one temporary Prefect API for this process and its local workers; while it starts, this
+        # process imports the gate, which otherwise takes CPU from the workers later on
+        share_temporary_api(warm_gate_imports if recipe.gate.enabled else None)
     built = build_flow(inputs, str(Warehouse.at(args.warehouse).root), config, args.shard_lines, run_id,
                        workers=workers, dask_address=args.dask_address, praw_terms=args.praw_query or None)
     print(built["release"]["manifest"])

@@ -55,13 +55,16 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
     """The temporary API speaks plain HTTP; its clients get a CA file of one certificate instead
     of certifi's bundle (two bundle loads were ~90 ms of every task on a worker), and a build
     under it still talks to the API (a task run is recorded). Its server runs in a child process
-    whose app is never imported by the process that started it (~80 MB there)."""
+    whose app is never imported by the process that started it (~80 MB there); the work given
+    for its start-up runs once, while it starts."""
     import ssl
     import subprocess
     import sys
     from pathlib import Path
 
-    code = ("import os, ssl; from flows.dask_runner import share_temporary_api; url = share_temporary_api(); "
+    code = ("import os, ssl; from flows.dask_runner import share_temporary_api\n"
+            "seen = []; url = share_temporary_api(lambda: seen.append(os.environ.get('PREFECT_API_URL')))\n"
+            "assert seen == [None], seen  # called once, while the server started (before its URL was exported)\n"
             "from prefect import flow, task; from prefect.client.orchestration import get_client\n"
             "@task\ndef one(): return 1\n"
             "@flow\ndef f(): return one.submit().result()\n"
@@ -77,3 +80,12 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
     assert scheme == "http" and int(task_runs) >= 1
     assert Path(ca_file).read_text().count("BEGIN CERTIFICATE") == 1
     assert len(ssl.create_default_context(cafile=ca_file).get_ca_certs()) == 1
+
+
+def test_a_configured_api_starts_no_server_and_runs_no_start_up_work(monkeypatch):
+    from flows.dask_runner import share_temporary_api
+
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    calls = []
+    assert share_temporary_api(lambda: calls.append(1)) is None
+    assert calls == []
