@@ -57,7 +57,7 @@ def share_temporary_api(while_starting: Callable[[], None] | None = None) -> str
     """Without a configured API (`PREFECT_API_URL`), Prefect starts a temporary server per process,
     so every Dask worker would start its own. Start one here and export its URL before the workers
     spawn; None when an API is configured. `while_starting` is called once the server process is
-    launched, before waiting for it (5-20 s of start-up in which this process idles)."""
+    launched, before waiting for it (3-20 s of start-up in which this process idles)."""
     if os.environ.get("PREFECT_API_URL"):
         return None
     from prefect.settings import PREFECT_API_URL
