@@ -7,6 +7,7 @@ existing cluster. Every step writes a completion marker, so the same command aft
 """
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -113,17 +114,12 @@ def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[s
         _run_parallel("filter comments", [filter_task.submit(s, recipe_path, ids) for s, ids in second])
 
 
-_warming: list[threading.Thread] = []  # the one warm-up thread of this process, once started
-
-
-def warm_gate_imports() -> None:
+@functools.cache  # once per process: later calls return the same thread
+def warm_gate_imports() -> threading.Thread:
     """Import Great Expectations (~3-7 s of CPU) and the gate with its PII detectors in a background
     thread, once per process, so publishing does not wait for them; a failed import resurfaces in
     the gate. `express build` starts it while it waits for its temporary Prefect API (this process
     idles then); otherwise the build starts it while the workers dedupe."""
-    if _warming:
-        return
-
     def load() -> None:
         try:
             from warehouse.gx_adapter import import_gx
@@ -133,8 +129,9 @@ def warm_gate_imports() -> None:
         except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
             pass
 
-    _warming.append(threading.Thread(target=load, name="warm-gx-import", daemon=True))
-    _warming[0].start()
+    thread = threading.Thread(target=load, name="warm-gx-import", daemon=True)
+    thread.start()
+    return thread
 
 
 @flow(name="express-shard-work")

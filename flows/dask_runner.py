@@ -53,7 +53,7 @@ def task_runner(workers: int = 2, address: str | None = None) -> Any:
                                           "dashboard_address": "127.0.0.1:0", "host": "127.0.0.1"})
 
 
-def share_temporary_api(while_starting: Callable[[], None] | None = None) -> str | None:
+def share_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
     """Without a configured API (`PREFECT_API_URL`), Prefect starts a temporary server per process,
     so every Dask worker would start its own. Start one here and export its URL before the workers
     spawn; None when an API is configured. `while_starting` is called once the server process is
@@ -74,7 +74,7 @@ def share_temporary_api(while_starting: Callable[[], None] | None = None) -> str
     return url
 
 
-def _start_temporary_api(while_starting: Callable[[], None] | None = None) -> str:
+def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str:
     """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
     same uvicorn app, settings and "ephemeral" flags), but without importing `prefect.server` here:
     that import holds ~80 MB and costs ~2.7 CPU s in the build's flow process (bench/README.md).

@@ -9,10 +9,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_warming_the_gate_twice_starts_one_thread_that_imports_great_expectations():
     code = ("import sys, threading, flows.build as b\n"
-            "b.warm_gate_imports(); b.warm_gate_imports()\n"
+            "first, again = b.warm_gate_imports(), b.warm_gate_imports()\n"
             "names = [t.name for t in threading.enumerate() if t.name == 'warm-gx-import']\n"
-            "b._warming[0].join(300)\n"
-            "print(len(b._warming), len(names), 'great_expectations' in sys.modules, 'warehouse.gate' in sys.modules)")
+            "first.join(300)\n"
+            "print(len({id(first), id(again)}), len(names), 'great_expectations' in sys.modules, 'warehouse.gate' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["1", "1", "True", "True"]
