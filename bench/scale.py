@@ -187,11 +187,14 @@ def _children_cpu() -> float:
 
 def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str,
                 config: str | None = None) -> int:
-    """Child side of timed_build."""
+    """Child side of timed_build: a build as `express build` runs it, under the temporary API this
+    benchmark's process started (whose flow runs send no heartbeats, flows/prefect_api.py)."""
     from flows.build import build_flow
+    from flows.prefect_api import share_temporary_api
 
     from flows.cli import skip_exit_collection
 
+    share_temporary_api()
     built = build_flow([dump], warehouse, config, int(shard_lines), workers=int(workers))
     Path(result).write_text(json.dumps(built, default=str))
     skip_exit_collection()  # and exit as `express build` does
@@ -310,7 +313,7 @@ def main() -> int:
     from flows.cli import prefect_env
 
     prefect_env.configure()
-    from flows.dask_runner import share_temporary_api
+    from flows.prefect_api import share_temporary_api
 
     share_temporary_api()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="express-scale-"))

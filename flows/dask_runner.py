@@ -1,18 +1,9 @@
-"""Where a build's shard tasks run: in this process, on local Dask workers, or on a Dask cluster;
-and the one Prefect API those worker processes report to."""
+"""Where a build's shard tasks run: in this process, on local Dask workers, or on a Dask cluster
+(the Prefect API they report to: flows/prefect_api.py)."""
 from __future__ import annotations
 
-import atexit
-import hashlib
 import logging
 import os
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from prefect.task_runners import ThreadPoolTaskRunner
@@ -51,88 +42,3 @@ def task_runner(workers: int = 2, address: str | None = None) -> Any:
     dask.config.set(LOCAL_WORKER_CONFIG)  # before the cluster starts: its nannies read it when they spawn
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
                                           "dashboard_address": "127.0.0.1:0", "host": "127.0.0.1"})
-
-
-def share_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
-    """Without a configured API (`PREFECT_API_URL`), Prefect starts a temporary server per process,
-    so every Dask worker would start its own. Start one here and export its URL before the workers
-    spawn; None when an API is configured. `while_starting` is called once the server process is
-    launched, before waiting for it (3-20 s of start-up in which this process idles)."""
-    if os.environ.get("PREFECT_API_URL"):
-        return None
-    from prefect.settings import PREFECT_API_URL
-
-    if PREFECT_API_URL.value():
-        return None
-    url = _start_temporary_api(while_starting)
-    os.environ["PREFECT_API_URL"] = url
-    if not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
-        os.environ["PREFECT_API_SSL_CERT_FILE"] = str(_one_root_certificate())
-    from prefect.context import refresh_global_settings_context
-
-    refresh_global_settings_context()  # Prefect read its settings at import: this process's client uses it too
-    return url
-
-
-def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str:
-    """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
-    same uvicorn app, settings and "ephemeral" flags), but without importing `prefect.server` here:
-    that import holds ~80 MB and costs ~2.7 CPU s in the build's flow process (bench/README.md).
-    The child is stopped when this process exits."""
-    import httpx
-    import prefect
-    from prefect.settings import get_current_settings
-
-    settings = get_current_settings()
-    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1",
-           **settings.to_environment_variables(exclude_unset=True)}
-    with socket.socket() as sock:  # a port the system says is free
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parents[1]),
-                             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
-    atexit.register(_stop, proc)
-    if while_starting is not None:
-        while_starting()
-    url, wait = f"http://127.0.0.1:{port}/api", settings.server.ephemeral.startup_timeout_seconds
-    deadline = time.monotonic() + wait
-    with httpx.Client() as client:
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                if client.get(f"{url}/health").status_code == 200:
-                    return url
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-    _stop(proc)
-    raise RuntimeError(f"the temporary Prefect API did not start within {wait} s (server exit code {proc.poll()}); "
-                       "set PREFECT_API_URL to use a running Prefect server")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # a server that does not stop is killed
-            proc.kill()
-            proc.wait()
-
-
-def _one_root_certificate() -> Path:
-    """A CA file of one certificate (certifi's first), for the API clients of the temporary
-    server: they speak plain HTTP to 127.0.0.1 and never verify a certificate, yet each builds a
-    verifying TLS context from certifi's whole bundle, twice per task on a Dask worker (~90 ms of
-    a task's ~210 ms of Prefect overhead, measured); loading one certificate costs ~5 ms."""
-    import certifi
-
-    bundle = Path(certifi.where()).read_text(encoding="ascii")
-    end = "-----END CERTIFICATE-----\n"
-    first = bundle[bundle.index("-----BEGIN CERTIFICATE-----"):bundle.index(end) + len(end)]
-    path = Path(tempfile.gettempdir()) / f"express-local-api-ca-{hashlib.sha256(first.encode()).hexdigest()[:12]}.pem"
-    if not path.exists():
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(first, encoding="ascii")
-        tmp.replace(path)
-    return path

@@ -42,9 +42,13 @@ def shared_reference() -> Path:
 
 @pytest.fixture(scope="session")
 def prefect_harness():
+    """One temporary server; its flow runs send no heartbeats, as under the CLI's temporary API
+    (flows/prefect_api.py): each would otherwise end up to 1 s late, waiting for the beat thread."""
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=90):
+    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), \
+            prefect_test_harness(server_startup_timeout=90):
         yield
 
 

@@ -32,8 +32,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from evaluation.runs import format_table, leaderboard
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
+    from flows.prefect_api import share_temporary_api
     from flows.release_flows import card_flow, report_flow
 
+    share_temporary_api()
     built = build_flow([str(dump)], str(wh.root), str(DEMO_CONFIG), workers=0)
     rel = built["release"]
     release_id = f"{rel['dataset']}/{rel['version']}"
@@ -86,7 +88,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     inputs, config, run_id = build_inputs(args)
     prefect_env.configure()
     from flows.build import build_flow, warm_gate_imports
-    from flows.dask_runner import share_temporary_api
+    from flows.prefect_api import share_temporary_api
     from pipeline.run import default_workers, load_any_recipe
     from warehouse.layout import Warehouse
 
@@ -94,7 +96,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     workers = args.workers
     if workers is None and not args.dask_address:
         workers = default_workers(inputs, recipe)
-    if workers and not args.dask_address:
+    if not args.dask_address:
         # one temporary Prefect API for this process and its local workers; while it starts, this
         # process imports the gate, which otherwise takes CPU from the workers later on
         share_temporary_api(warm_gate_imports if recipe.gate.enabled else None)

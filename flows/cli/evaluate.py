@@ -93,6 +93,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return _usage_error("evaluate", exc)
     prefect_env.configure()
     from flows.evaluate import evaluate_flow
+    from flows.prefect_api import share_temporary_api
+
+    share_temporary_api()
 
     try:
         out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
@@ -123,6 +126,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _usage_error("sweep", exc)
     prefect_env.configure()
     from flows.evaluate import sweep_flow
+    from flows.prefect_api import share_temporary_api
+
+    share_temporary_api()
 
     try:
         runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],

@@ -28,11 +28,11 @@ def _check_rebuild_inputs(args: argparse.Namespace) -> None:
 def cmd_rebuild(args: argparse.Namespace) -> int:
     _check_rebuild_inputs(args)
     prefect_env.configure()
-    from flows.dask_runner import share_temporary_api
+    from flows.prefect_api import share_temporary_api
     from flows.rebuild import rebuild_flow
     from warehouse.layout import Warehouse
 
-    if args.workers != 0 and not args.dask_address:
+    if not args.dask_address:
         share_temporary_api()
     out = rebuild_flow(args.input or [], str(Warehouse.at(args.warehouse).root), args.config, args.shard_lines,
                        args.scrape, args.workers, args.dask_address)

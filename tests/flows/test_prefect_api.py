@@ -1,0 +1,89 @@
+"""The temporary Prefect API a command starts when none is configured (flows/prefect_api.py): one
+server in a child process for the command and its local workers, reached over plain HTTP, and
+flow runs under it that end without waiting for Prefect's heartbeat thread."""
+import os
+import ssl
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_it(tmp_path):
+    """The temporary API speaks plain HTTP; its clients get a CA file of one certificate instead
+    of certifi's bundle (two bundle loads were ~90 ms of every task on a worker), and a build
+    under it still talks to the API (a task run is recorded). Its server runs in a child process
+    whose app is never imported by the process that started it (~80 MB there); the work given
+    for its start-up runs once, while it starts."""
+    code = ("import os, ssl; from flows.prefect_api import share_temporary_api\n"
+            "seen = []; url = share_temporary_api(lambda: seen.append(os.environ.get('PREFECT_API_URL')))\n"
+            "assert seen == [None], seen  # called once, while the server started (before its URL was exported)\n"
+            "from prefect import flow, task; from prefect.client.orchestration import get_client\n"
+            "@task\ndef one(): return 1\n"
+            "@flow\ndef f(): return one.submit().result()\n"
+            "f()\n"
+            "with get_client(sync_client=True) as c: runs = c.read_task_runs()\n"
+            "import sys; assert 'prefect.server.api.server' not in sys.modules, 'the server app was imported here'\n"
+            "from prefect.settings import get_current_settings\n"
+            "print(get_current_settings().flows.heartbeat_frequency)\n"
+            "print(url.split(':')[0], os.environ['PREFECT_API_SSL_CERT_FILE'], len(runs))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API", "EXPRESS_TEMPORARY"))} | {
+        "PREFECT_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    heartbeat, scheme, ca_file, task_runs = done.stdout.split()[-4:]
+    assert heartbeat == "None"  # flow runs under it end without waiting for a heartbeat thread
+    assert scheme == "http" and int(task_runs) >= 1
+    assert Path(ca_file).read_text().count("BEGIN CERTIFICATE") == 1
+    assert len(ssl.create_default_context(cafile=ca_file).get_ca_certs()) == 1
+
+
+def test_a_configured_api_starts_no_server_and_runs_no_start_up_work(monkeypatch):
+    from flows.prefect_api import TEMPORARY_API, share_temporary_api
+
+    monkeypatch.delenv(TEMPORARY_API, raising=False)
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    calls = []
+    assert share_temporary_api(lambda: calls.append(1)) is None
+    assert calls == []
+
+
+def test_heartbeats_stop_only_under_a_temporary_api_also_in_a_child_given_its_parents():
+    """Prefect's heartbeat thread sleeps in 1 s steps and is joined when a flow run ends; the beats
+    feed a lasting server's detection of crashed runs, so a user's API keeps them."""
+    code = ("import os; from flows.prefect_api import TEMPORARY_API, share_temporary_api\n"
+            "from prefect.settings import get_current_settings\n"
+            "os.environ['PREFECT_API_URL'] = 'http://127.0.0.1:9/api'\n"
+            "assert share_temporary_api() is None\n"
+            "print(get_current_settings().flows.heartbeat_frequency)\n"
+            "os.environ[TEMPORARY_API] = os.environ['PREFECT_API_URL']  # a parent's temporary API\n"
+            "assert share_temporary_api() is None\n"
+            "print(get_current_settings().flows.heartbeat_frequency)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API", "EXPRESS_TEMPORARY"))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    users, parents = done.stdout.split()[-2:]
+    assert users != "None" and int(users) > 0
+    assert parents == "None"
+
+
+def test_an_in_process_build_command_uses_the_temporary_api_without_loading_the_server_here(tmp_path):
+    """`express build` of a small input (no workers) also starts the server in a child process;
+    Prefect's own temporary server would load the server's code into the command's process."""
+    from sources.demo import DemoSpec, write_demo_dump
+
+    dump = write_demo_dump(tmp_path / "in", DemoSpec(posts=200))
+    code = ("import os, sys; from flows.cli import main\n"
+            f"code = main(['build', '--input', {str(dump)!r}, '--warehouse', {str(tmp_path / 'wh')!r}, "
+            f"'--config', {str(REPO / 'configs' / 'demo.toml')!r}])\n"
+            "from prefect.settings import get_current_settings\n"
+            "print(code, 'prefect.server.api.server' in sys.modules, get_current_settings().flows.heartbeat_frequency,\n"
+            "      os.environ.get('EXPRESS_TEMPORARY_API') == os.environ.get('PREFECT_API_URL') != None)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API", "EXPRESS_TEMPORARY"))} | {
+        "PREFECT_HOME": str(tmp_path / "prefect")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-4:] == ["0", "False", "None", "True"], done.stdout[-2000:]
+    assert (tmp_path / "wh" / "express-demo" / "v1" / "manifest.json").exists()
