@@ -63,13 +63,20 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
                                                 TaskRunFilterFlowRunId)
 
     parent = sharded_demo["flow_run_id"]
+    deadline = time.monotonic() + 30  # the server records task runs from their events, a moment after they end
     with get_client(sync_client=True) as client:
-        children = client.read_flow_runs(
-            flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[parent])))
-        tasks = client.read_task_runs(task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[parent])))
-        work = [r for r in children if client.read_flow(r.flow_id).name == "express-shard-work"]
-        inner = client.read_task_runs(
-            task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[work[0].id]))) if work else []
+        while True:
+            children = client.read_flow_runs(
+                flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[parent])))
+            tasks = client.read_task_runs(
+                task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[parent])))
+            work = [r for r in children if client.read_flow(r.flow_id).name == "express-shard-work"]
+            inner = client.read_task_runs(
+                task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[work[0].id]))) if work else []
+            recorded = all(t.start_time for t in tasks + inner) and any(t.name.startswith("publish-run") for t in tasks)
+            if recorded or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
     assert len(work) == 1 and work[0].state.is_completed()
     assert {t.name.rsplit("-", 1)[0] for t in inner} == {"split-input", "filter-shard", "dedupe-shards",
                                                         "extract-shard", "prescan-pii", "join-ingest-quarantine"}
