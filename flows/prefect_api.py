@@ -19,11 +19,11 @@ TEMPORARY_API = "EXPRESS_TEMPORARY_API"  # the URL of the temporary API this pro
 def share_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
     """Without a configured API (`PREFECT_API_URL`), Prefect starts a temporary server per process
     from that process (loading the server's code there, ~80 MB), so every Dask worker would start
-    its own. Start one here and export its URL before the workers
-    spawn; None when an API is configured. `while_starting` is called once the server process is
-    launched, before waiting for it (3-20 s of start-up in which this process idles). Flow runs
-    against a temporary API send no heartbeats (`_without_heartbeats`), also in a child process
-    given its parent's temporary API (a benchmark's builds)."""
+    its own. Start one here and export its URL before the workers spawn; None when an API is
+    configured. `while_starting` is called once the server process is launched, before waiting for
+    it (3-20 s of start-up in which this process idles). Flow runs against a temporary API send no
+    heartbeats (`_without_heartbeats`), also in a child process given its parent's temporary API
+    (a benchmark's builds)."""
     if configured := os.environ.get("PREFECT_API_URL"):
         if configured == os.environ.get(TEMPORARY_API):
             _without_heartbeats()

@@ -1,6 +1,5 @@
 import random
 import re
-import subprocess
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -11,6 +10,7 @@ from filters.pii_recognizers import _digit_runs
 from schemas.config import FilterConfig
 from schemas.lexicon import lexicon_terms
 from schemas.records import RawPost
+from tests.fresh_python import fresh_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,8 +165,7 @@ assert nlp.meta["name"].startswith("core_web_sm") and nlp.pipe_names == ["ner"],
 assert "torch" not in sys.modules and "transformers" not in sys.modules
 print("ok")
 """
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+    assert fresh_python(code, timeout=300).strip() == "ok"
 
 
 def test_scrubbed_text_is_a_fixed_point_of_the_scrubber():

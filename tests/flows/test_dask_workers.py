@@ -2,6 +2,8 @@
 slow extraction down (see flows/dask_runner.py::LOCAL_WORKER_CONFIG)."""
 import os
 
+from tests.fresh_python import fresh_python
+
 MONITOR_KEYS = ("distributed.admin.tick.interval", "distributed.worker.memory.monitor-interval",
                 "distributed.admin.system-monitor.interval")
 
@@ -39,13 +41,6 @@ def test_the_process_that_wires_a_build_does_not_import_presidio_or_spacy():
     """The flow process only wires: the detectors and the model load on the workers that use them
     (Presidio was 1.7 s of every build's and every `express` command's start-up); the gate's
     imports are warmed in a background thread while the workers extract."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     code = ("import sys, flows.build, flows.cli; "
             "print(sorted(m for m in ('presidio_analyzer', 'spacy', 'great_expectations') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[]"
+    assert fresh_python(code).strip() == "[]"

@@ -1,10 +1,6 @@
 """The gate's imports are warmed once per process, in the background: `express build` starts the
 warm-up while its temporary Prefect API starts, and the build's own call later adds no thread."""
-import subprocess
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.fresh_python import fresh_python
 
 
 def test_warming_the_gate_twice_starts_one_thread_that_imports_great_expectations():
@@ -13,6 +9,4 @@ def test_warming_the_gate_twice_starts_one_thread_that_imports_great_expectation
             "names = [t.name for t in threading.enumerate() if t.name == 'warm-gx-import']\n"
             "first.join(300)\n"
             "print(len({id(first), id(again)}), len(names), 'great_expectations' in sys.modules, 'warehouse.gate' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["1", "1", "True", "True"]
+    assert fresh_python(code, timeout=300).split() == ["1", "1", "True", "True"]

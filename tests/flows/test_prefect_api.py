@@ -1,13 +1,12 @@
 """The temporary Prefect API a command starts when none is configured (flows/prefect_api.py): one
 server in a child process for the command and its local workers, reached over plain HTTP, and
 flow runs under it that end without waiting for Prefect's heartbeat thread."""
-import os
 import ssl
-import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.fresh_python import REPO, environ_without, fresh_python
+
+NO_API = ("PREFECT_API", "EXPRESS_TEMPORARY")  # no configured API, none inherited from a parent
 
 
 def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_it(tmp_path):
@@ -30,12 +29,8 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
             "from prefect.settings import get_current_settings\n"
             "print(get_current_settings().flows.heartbeat_frequency)\n"
             "print(url.split(':')[0], os.environ['PREFECT_API_SSL_CERT_FILE'], len(runs))")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API", "EXPRESS_TEMPORARY"))} | {
-        "PREFECT_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stderr[-2000:]
-    heartbeat, scheme, ca_file, task_runs = done.stdout.split()[-4:]
+    out = fresh_python(code, env=environ_without(*NO_API, PREFECT_HOME=str(tmp_path)), timeout=180)
+    heartbeat, scheme, ca_file, task_runs = out.split()[-4:]
     assert heartbeat == "None"  # flow runs under it end without waiting for a heartbeat thread
     assert scheme == "http" and int(task_runs) >= 1
     assert Path(ca_file).read_text().count("BEGIN CERTIFICATE") == 1
@@ -63,10 +58,7 @@ def test_heartbeats_stop_only_under_a_temporary_api_also_in_a_child_given_its_pa
             "os.environ[TEMPORARY_API] = os.environ['PREFECT_API_URL']  # a parent's temporary API\n"
             "assert share_temporary_api() is None\n"
             "print(get_current_settings().flows.heartbeat_frequency)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API", "EXPRESS_TEMPORARY"))}
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    users, parents = done.stdout.split()[-2:]
+    users, parents = fresh_python(code, env=environ_without(*NO_API)).split()[-2:]
     assert users != "None" and int(users) > 0
     assert parents == "None"
 
@@ -83,9 +75,6 @@ def test_an_in_process_build_command_uses_the_temporary_api_without_loading_the_
             "from prefect.settings import get_current_settings\n"
             "print(code, 'prefect.server.api.server' in sys.modules, get_current_settings().flows.heartbeat_frequency,\n"
             "      os.environ.get('EXPRESS_TEMPORARY_API') == os.environ.get('PREFECT_API_URL') != None)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_API", "EXPRESS_TEMPORARY"))} | {
-        "PREFECT_HOME": str(tmp_path / "prefect")}
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split()[-4:] == ["0", "False", "None", "True"], done.stdout[-2000:]
+    out = fresh_python(code, env=environ_without(*NO_API, PREFECT_HOME=str(tmp_path / "prefect")), timeout=300)
+    assert out.split()[-4:] == ["0", "False", "None", "True"], out[-2000:]
     assert (tmp_path / "wh" / "express-demo" / "v1" / "manifest.json").exists()

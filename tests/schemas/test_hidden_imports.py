@@ -3,16 +3,13 @@ everywhere else and afterwards; Great Expectations imported so still validates."
 from __future__ import annotations
 
 import importlib
-import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
 from schemas.hidden_imports import hidden
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh_python import fresh_python
 
 
 @pytest.fixture
@@ -59,5 +56,4 @@ assert "great_expectations" in sys.modules and "sqlalchemy" not in sys.modules, 
 import sqlalchemy
 print("ok", sqlalchemy.__name__)
 """
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and done.stdout.split() == ["ok", "sqlalchemy"], done.stderr[-2000:]
+    assert fresh_python(code, timeout=300).split() == ["ok", "sqlalchemy"]

@@ -3,16 +3,12 @@ and the tags and entities are those of spaCy's default ops (bench/README.md has 
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
-from pathlib import Path
 
 import spacy
 from threadpoolctl import threadpool_info
 
 from schemas.spacy_model import BLAS_THREADS, MODEL, load_pipeline
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh_python import fresh_python
 
 SENTENCES = [
     "I feel so guilty about what I said to my sister last night.",
@@ -63,5 +59,4 @@ import torch, thinc.compat
 assert torch.tensor([1]).item() == 1 and not thinc.compat.has_torch
 print("ok")
 """
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+    assert fresh_python(code, timeout=300).strip() == "ok"
