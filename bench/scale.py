@@ -189,12 +189,11 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
                 config: str | None = None) -> int:
     """Child side of timed_build: a build as `express build` runs it, under the temporary API this
     benchmark's process started (whose flow runs send no heartbeats, flows/prefect_api.py)."""
+    from flows.cli import prefect_env, skip_exit_collection
+
+    prefect_env.configure(temporary_api=True)
     from flows.build import build_flow
-    from flows.prefect_api import share_temporary_api
 
-    from flows.cli import skip_exit_collection
-
-    share_temporary_api()
     built = build_flow([dump], warehouse, config, int(shard_lines), workers=int(workers))
     Path(result).write_text(json.dumps(built, default=str))
     skip_exit_collection()  # and exit as `express build` does
@@ -312,10 +311,7 @@ def main() -> int:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
     from flows.cli import prefect_env
 
-    prefect_env.configure()
-    from flows.prefect_api import share_temporary_api
-
-    share_temporary_api()
+    prefect_env.configure(temporary_api=True)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="express-scale-"))
     load = os.getloadavg()
     print(f"load average before: {load[0]:.1f} on {os.cpu_count()} cores; workdir {work}")

@@ -5,8 +5,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows.cli import prefect_env
+
+if TYPE_CHECKING:
+    from schemas.config import Recipe
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -28,14 +32,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     workdir = Path(args.workdir) if args.workdir else wh.root / "inputs" / "demo"
     dump = write_demo_dump(workdir, DemoSpec(posts=args.posts))
     print(f"demo corpus: {dump}")
-    prefect_env.configure()
+    prefect_env.configure(temporary_api=True)
     from evaluation.runs import format_table, leaderboard
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
-    from flows.prefect_api import share_temporary_api
     from flows.release_flows import card_flow, report_flow
 
-    share_temporary_api()
     built = build_flow([str(dump)], str(wh.root), str(DEMO_CONFIG), workers=0)
     rel = built["release"]
     release_id = f"{rel['dataset']}/{rel['version']}"
@@ -61,9 +63,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_inputs(args: argparse.Namespace, command: str = "build") -> tuple[list[str], str | None, str | None]:
-    """(inputs, recipe path, run id) of a build, checked before any flow starts: `--resume ID` takes the
-    run's recorded inputs and saved recipe; otherwise the recipe must load and every input exist."""
+def build_inputs(args: argparse.Namespace) -> tuple[list[str], str | None, str | None, Recipe]:
+    """(inputs, recipe path, run id, recipe) of a build, checked before any flow starts: `--resume ID`
+    takes the run's recorded inputs and saved recipe; otherwise the recipe must load and every input
+    exist."""
     from pipeline.run import check_inputs, expand_inputs, load_any_recipe, run_facts
     from warehouse.layout import Warehouse
 
@@ -80,26 +83,29 @@ def build_inputs(args: argparse.Namespace, command: str = "build") -> tuple[list
     if not files and not args.praw_query and recipe.sources.kind != "praw":
         raise ValueError(f"no input{' dump in ' + ', '.join(inputs) if inputs else ''}: give --input FILE (or a "
                          "folder of dumps), --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
-    return files, config, run_id
+    return files, config, run_id, recipe
+
+
+def _warm_gate() -> None:
+    """The gate's imports, started while the temporary API starts (this process idles then; later
+    they would take CPU from the workers)."""
+    from flows.build import warm_gate_imports
+
+    warm_gate_imports()
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     """The one build: sharded and resumable; in this process for small inputs, else on Dask."""
-    inputs, config, run_id = build_inputs(args)
-    prefect_env.configure()
-    from flows.build import build_flow, warm_gate_imports
-    from flows.prefect_api import share_temporary_api
-    from pipeline.run import default_workers, load_any_recipe
+    inputs, config, run_id, recipe = build_inputs(args)
+    prefect_env.configure(temporary_api=not args.dask_address,
+                          while_starting=_warm_gate if recipe.gate.enabled else None)
+    from flows.build import build_flow
+    from pipeline.run import default_workers
     from warehouse.layout import Warehouse
 
-    recipe = load_any_recipe(config)
     workers = args.workers
     if workers is None and not args.dask_address:
         workers = default_workers(inputs, recipe)
-    if not args.dask_address:
-        # one temporary Prefect API for this process and its local workers; while it starts, this
-        # process imports the gate, which otherwise takes CPU from the workers later on
-        share_temporary_api(warm_gate_imports if recipe.gate.enabled else None)
     built = build_flow(inputs, str(Warehouse.at(args.warehouse).root), config, args.shard_lines, run_id,
                        workers=workers, dask_address=args.dask_address, praw_terms=args.praw_query or None)
     print(built["release"]["manifest"])

@@ -91,11 +91,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_choice(run["predictor"], [run["setting"]], options)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
-    prefect_env.configure()
+    prefect_env.configure(temporary_api=True)
     from flows.evaluate import evaluate_flow
-    from flows.prefect_api import share_temporary_api
-
-    share_temporary_api()
 
     try:
         out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
@@ -124,11 +121,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                              f"do not change it (use `express evaluate`)")
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
-    prefect_env.configure()
+    prefect_env.configure(temporary_api=True)
     from flows.evaluate import sweep_flow
-    from flows.prefect_api import share_temporary_api
-
-    share_temporary_api()
 
     try:
         runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],

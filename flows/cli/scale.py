@@ -27,13 +27,10 @@ def _check_rebuild_inputs(args: argparse.Namespace) -> None:
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     _check_rebuild_inputs(args)
-    prefect_env.configure()
-    from flows.prefect_api import share_temporary_api
+    prefect_env.configure(temporary_api=not args.dask_address)
     from flows.rebuild import rebuild_flow
     from warehouse.layout import Warehouse
 
-    if not args.dask_address:
-        share_temporary_api()
     out = rebuild_flow(args.input or [], str(Warehouse.at(args.warehouse).root), args.config, args.shard_lines,
                        args.scrape, args.workers, args.dask_address)
     print(out["release"]["manifest"] if out.get("release") else out["message"])

@@ -78,3 +78,12 @@ def test_an_in_process_build_command_uses_the_temporary_api_without_loading_the_
     out = fresh_python(code, env=environ_without(*NO_API, PREFECT_HOME=str(tmp_path / "prefect")), timeout=300)
     assert out.split()[-4:] == ["0", "False", "None", "True"], out[-2000:]
     assert (tmp_path / "wh" / "express-demo" / "v1" / "manifest.json").exists()
+
+
+def test_a_command_configured_without_flows_of_its_own_starts_no_temporary_api():
+    """`express schedule` serves a lasting deployment: it keeps the user's server, so its
+    `prefect_env.configure()` sets the process's defaults and starts no temporary API."""
+    code = ("import os, sys; from flows.cli import prefect_env; prefect_env.configure()\n"
+            "print(os.environ.get('PREFECT_API_URL'), os.environ.get('EXPRESS_TEMPORARY_API'), 'prefect' in sys.modules,\n"
+            "      os.environ['ARROW_DEFAULT_MEMORY_POOL'])")
+    assert fresh_python(code, env=environ_without(*NO_API)).split() == ["None", "None", "False", "jemalloc"]
