@@ -16,24 +16,24 @@ What spaCy sees is printed too: windows and tokens tagged per dev segment, and t
 time over them. `--compare-windows` sets today's windows beside those before #17
 (`PreviousWindows`): tokens, tagger and extraction CPU time, and span P/R per fold.
 `--compare-ops` tags the same windows with spaCy's default ops (blis) beside ours (numpy's
-OpenBLAS, schemas/spacy_model.py): tagger and extraction CPU time, and the disclosures that differ.
+OpenBLAS, common/spacy_model.py): tagger and extraction CPU time, and the disclosures that differ.
 """
 from __future__ import annotations
 
 import argparse
-from bisect import bisect_right
 import json
 import random
 import sys
 import time
+from bisect import bisect_right
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from extractors import prefilter as pf  # noqa: E402
 from extractors.acceptance import OFF, ON, SETTINGS  # noqa: E402
 from extractors.acceptance_training import fold_model, labelled_hits  # noqa: E402
 from extractors.disclosures import DisclosureExtractor, tagging_text  # noqa: E402
-from extractors import prefilter as pf  # noqa: E402
 from extractors.nlp import load_nlp  # noqa: E402
 from extractors.quality import SpanScore, fold_of, score_folds, score_reachable, score_spans  # noqa: E402
 from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE  # noqa: E402
@@ -216,8 +216,8 @@ def compare_ops(rows: list[dict], ex: DisclosureExtractor, cpu: float, load: dic
     probabilities) differ."""
     import spacy
 
+    from common.spacy_model import MODEL
     from extractors.nlp import TAGGER_EXCLUDE
-    from schemas.spacy_model import MODEL
 
     texts = [r["text"] for r in rows]
     blis = DisclosureExtractor(nlp=spacy.load(MODEL, exclude=list(TAGGER_EXCLUDE)), terms=ex.terms,

@@ -24,13 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import psutil  # noqa: E402
 
+from common.parquet import ParquetSink  # noqa: E402
 from schemas.config import GateConfig, Recipe  # noqa: E402
 from schemas.records import EXAMPLES  # noqa: E402
 from sources.synthetic import synthetic_examples  # noqa: E402
 from warehouse.gate import run_gate  # noqa: E402
 from warehouse.gx_adapter import import_gx  # noqa: E402
 from warehouse.layout import Warehouse  # noqa: E402
-from warehouse.parquet import ParquetSink  # noqa: E402
 from warehouse.publish import publish_release  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """Cost of the PII scrubber per post (names on and off) and the name recall its sentence filter loses.
 
 Posts are 100-300 words of our own Reddit-style sentences, one in ten carrying a sentence of the
-PII table (tests/filters/data/pii_table.tsv). The sentence filter (filters/pii_names.py) sends to
+PII table (tests/filters/data/pii_table.tsv). The sentence filter (privacy/names.py) sends to
 NER only sentences with an uncommon capitalized word; its recall loss is measured against NER
 over every sentence, on these posts and, when ../shared is there, on the real Reddit segments of
 segments_dev.jsonl (read at run time, never shipped).
@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from filters import pii_names  # noqa: E402
-from filters.pii import KINDS, Scrubber  # noqa: E402
+from privacy import names as pii_names  # noqa: E402
+from privacy.scrubber import KINDS, Scrubber  # noqa: E402
 
 FILLER = [
     "I don't really know how to start this, so I'll just say it.",

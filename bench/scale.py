@@ -188,13 +188,15 @@ def _children_cpu() -> float:
 def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str,
                 config: str | None = None) -> int:
     """Child side of timed_build: a build as `express build` runs it, under the temporary API this
-    benchmark's process started (whose flow runs send no heartbeats, flows/prefect_api.py)."""
-    from flows.cli import prefect_env, skip_exit_collection
+    benchmark's process started (whose flow runs send no heartbeats, flows/process.py)."""
+    from flows import process
+    from flows.process import skip_exit_collection
 
-    prefect_env.configure(temporary_api=True)
+    process.configure(temporary_api=True)
     from flows.build import build_flow
+    from pipeline.plan import plan_build
 
-    built = build_flow([dump], warehouse, config, int(shard_lines), workers=int(workers))
+    built = build_flow(plan_build(warehouse, [dump], config, int(shard_lines), workers=int(workers))).to_dict()
     Path(result).write_text(json.dumps(built, default=str))
     skip_exit_collection()  # and exit as `express build` does
     return 0
@@ -205,8 +207,8 @@ def scrubber_cost(dump: Path, candidates: int = 400) -> dict[str, float]:
     with names on (NER around capitalised words) and off, in batches as the filter step runs it."""
     from extractors.disclosures import maskable_terms
     from extractors.prefilter import Prefilter
-    from filters.pii import KINDS, Scrubber
-    from filters.pii_recognizers import STRUCTURED_KINDS
+    from privacy.recognizers import STRUCTURED_KINDS
+    from privacy.scrubber import KINDS, Scrubber
     from sources.dumps import iter_lines, parse_line
 
     pre, posts = Prefilter(maskable_terms()), []
@@ -243,13 +245,7 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
     orchestration: the steps of pipeline/ run as the flow runs them, and each times itself. The
     spaCy model is loaded (and a first post extracted) before the clock starts, as a worker pays
     that once."""
-    from pipeline.assemble import assemble
-    from pipeline.dedupe_shards import dedupe_shards
-    from pipeline.extract_shards import extract_shard
-    from pipeline.filter_shards import filter_shard
-    from pipeline.run import save_recipe
-    from pipeline.shards import split_input
-    from pipeline.run import load_any_recipe
+    from pipeline.run import load_any_recipe, save_recipe
     from schemas.config import Recipe
     from sources.dumps import iter_lines
 
@@ -266,24 +262,31 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
         warm = out / "warm"
         (warm / "RS_2031-00.jsonl").parent.mkdir()
         (warm / "RS_2031-00.jsonl").write_text(json.dumps({"id": "w", "title": "t", "selftext": "I feel so sad today."}) + "\n")
-        for step in _steps(str(warm / "RS_2031-00.jsonl"), warm, recipe_path,  # model load, first imports
-                           split_input, filter_shard, dedupe_shards, extract_shard, assemble):
+        for _ in _steps(str(warm / "RS_2031-00.jsonl"), warm, recipe_path):  # model load, first imports
             pass
-        times = {name: secs for name, secs in _steps(str(head), out / "run", recipe_path, split_input, filter_shard,
-                                                      dedupe_shards, extract_shard, assemble)}
+        times = dict(_steps(str(head), out / "run", recipe_path))
     return {**times, "posts": sample}
 
 
-def _steps(dump: str, run: Path, recipe_path: str, split_input, filter_shard, dedupe_shards, extract_shard,
-           assemble):
-    """(step, seconds) of each build step over one shard, as the steps' results report them."""
-    split = split_input(dump, str(run / "shards"), "RS", 10**9)
+def _steps(dump: str, run: Path, recipe_path: str):
+    """(step, seconds) of each build step over one shard, through the step runner, as the steps'
+    results report them."""
+    from pipeline.assemble import AssembleStep, RunTables
+    from pipeline.dedupe_shards import DedupeStep
+    from pipeline.extract_shards import ExtractStep
+    from pipeline.filter_shards import FilterStep
+    from pipeline.split import InputFile, SplitStep
+    from pipeline.steps import run_in_order, run_step
+    from warehouse.layout import RunPaths
+
+    paths = RunPaths(run)
+    split = run_step(SplitStep, InputFile(dump, paths.shards, "RS", 10**9), recipe_path)
     yield "split", split.seconds
     [shard] = split.shards
-    yield "filter", filter_shard(shard, recipe_path).seconds
-    yield "dedupe", dedupe_shards([shard], recipe_path)[0].seconds
-    yield "extract", extract_shard(shard, recipe_path).seconds
-    yield "assemble", assemble([shard], [], str(run), str(run / "quarantine")).seconds
+    yield "filter", run_step(FilterStep, shard, recipe_path).seconds
+    yield "dedupe", run_in_order(DedupeStep, [shard], recipe_path)[0].seconds
+    yield "extract", run_step(ExtractStep, shard, recipe_path).seconds
+    yield "assemble", run_step(AssembleStep, RunTables(paths, run / "quarantine", [shard]), recipe_path).seconds
 
 
 def main() -> int:
@@ -309,9 +312,9 @@ def main() -> int:
                     help="leave out the extra 1-worker build with configs/dumps.toml (floor_ratio_real_recipe)")
     args = ap.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
-    from flows.cli import prefect_env
+    from flows import process
 
-    prefect_env.configure(temporary_api=True)
+    process.configure(temporary_api=True)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="express-scale-"))
     load = os.getloadavg()
     print(f"load average before: {load[0]:.1f} on {os.cpu_count()} cores; workdir {work}")

@@ -1,5 +1,5 @@
 """Inter-rater agreement for human validation: Cohen's kappa per pair, Fleiss' kappa,
-Krippendorff's alpha (nominal), from rater files (the coefficients are in schemas.agreement).
+Krippendorff's alpha (nominal), from rater files (the coefficients are in common.agreement).
 
 Input: one rater per file, each a CSV or JSONL with `id` and `label`, or a .txt with one label
 per line (the line number is the item). An empty label means the rater skipped the item.
@@ -11,9 +11,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from schemas.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha_nominal
-from schemas.csv_rows import rows_with_start_lines
-from schemas.jsonl import parse_jsonl
+from common.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha_nominal
+from common.csv_rows import rows_with_start_lines
+from common.jsonl import parse_jsonl
 
 Ratings = dict[str, str]
 

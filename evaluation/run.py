@@ -21,16 +21,15 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from schemas.lexicon import Decomposition, data_versions, default_decomposition
-from schemas.versioning import code_version
-
+from common.parquet import iter_rows
+from common.versioning import code_version
 from evaluation.analysis import analyse
 from evaluation.metrics import aggregate, score_row
 from evaluation.parsing import parse_answer
 from evaluation.predictors import Item, Prediction, PredictorOptions, TrainItem
 from evaluation.registry import PredictorError, load, resolve, uses_prompts
+from schemas.lexicon import Decomposition, data_versions, default_decomposition
 from warehouse.layout import Warehouse
-from warehouse.parquet import iter_rows
 from warehouse.publish import Release
 
 BATCH = 32
@@ -50,7 +49,7 @@ def load_release(warehouse: Warehouse, version: str) -> Release:
 
 def cache_dir(warehouse: Warehouse) -> Path:
     """Model responses are cached per warehouse, shared by all runs that ask the same thing."""
-    return warehouse.root / "cache" / "responses"
+    return warehouse.response_cache
 
 
 def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:

@@ -52,7 +52,7 @@ def load_run(path: Path) -> StoredRun | None:
 
 
 def list_runs(warehouse: Warehouse) -> list[StoredRun]:
-    root = warehouse.root / "evaluations"
+    root = warehouse.evaluations
     runs = [load_run(p) for p in sorted(root.iterdir())] if root.is_dir() else []
     return [r for r in runs if r is not None]
 
@@ -68,7 +68,7 @@ def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
     matches = [r for r in list_runs(warehouse) if r.run_id == ref] or \
               [r for r in list_runs(warehouse) if r.run_id.startswith(ref)]
     if not matches:
-        raise FileNotFoundError(f"no complete run '{ref}' in {warehouse.root / 'evaluations'}")
+        raise FileNotFoundError(f"no complete run '{ref}' in {warehouse.evaluations}")
     if len(matches) > 1:
         raise ValueError(f"run '{ref}' is ambiguous: {', '.join(r.run_id for r in matches)}")
     return matches[0]

@@ -7,12 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from schemas.csv_rows import rows_with_start_lines
-from schemas.jsonl import read_jsonl
-from schemas.lexicon import Decomposition
-
+from common.csv_rows import rows_with_start_lines
+from common.jsonl import read_jsonl
 from evaluation.metrics import express_scores
 from evaluation.parsing import parse_answer, parse_labels
+from schemas.lexicon import Decomposition
 
 
 def read_predictions(path: str | Path, labels_field: str = "labels",

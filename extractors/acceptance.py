@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,11 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import regex
-from schemas.checksums import sha256_file
+import tomllib
+
+from common.checksums import sha256_file
+from extractors.patterns import Hit, coarse, norm
 from schemas.lexicon import DIMS
 from schemas.vocabulary import default_vocabulary
-
-from extractors.patterns import Hit, coarse, norm
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc

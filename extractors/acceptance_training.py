@@ -18,8 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from schemas.jsonl import parse_jsonl, read_jsonl
-
+from common.jsonl import parse_jsonl, read_jsonl
 from extractors.acceptance import FEATURE_SET, OPEN_PREFIXES, AcceptanceModel, model_from_dict
 from extractors.quality import SpanScore, fold_of
 
@@ -301,7 +300,7 @@ def next_version(out_dir: Path) -> str:
 def write_model(data: dict[str, Any], out_dir: str | Path, force: bool = False) -> Path:
     """Write `<version>.json` and point out_dir's acceptance.toml at it; an existing version is
     kept unless `force`, so a shipped model never changes under its version."""
-    from schemas.checksums import sha256_file
+    from common.checksums import sha256_file
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

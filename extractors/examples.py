@@ -9,17 +9,34 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import fields
 from itertools import tee
-
-from schemas.config import ExtractConfig
-from schemas.funnel import Funnel
-from schemas.records import Disclosure, Example, RawPost
 
 from extractors.acceptance import NOT_ACCEPTED
 from extractors.disclosures import DisclosureExtractor, mask_text
 from extractors.segmentation import Segmenter
+from schemas.config import ExtractConfig
+from schemas.funnel import DropSink, Funnel
+from schemas.records import Disclosure, Example, RawPost
 
-DropSink = Callable[[RawPost, str], None]
+# The Example fields extraction sets itself; every other one is carried from the post by name.
+SET_BY_EXTRACTION = ("post_id", "segment_index", "text", "masked_text", "surfaces", "labels", "patterns")
+
+
+def carried_fields(example: type = Example, post: type = RawPost) -> tuple[str, ...]:
+    """The fields an example copies from its post, by name (subreddit, created_utc, ...): adding a
+    post field to Example makes it a release column. A field that is neither set by extraction
+    nor a post field has no source: that is an error, never a silent default."""
+    post_fields = {f.name for f in fields(post)}
+    names = [f.name for f in fields(example) if f.name not in SET_BY_EXTRACTION]
+    orphans = [n for n in names if n not in post_fields]
+    if orphans:
+        raise TypeError(f"{example.__name__} field(s) {', '.join(orphans)} have no source: not set by "
+                        f"extraction ({', '.join(SET_BY_EXTRACTION)}) and not fields of {post.__name__}")
+    return tuple(names)
+
+
+CARRIED = carried_fields()
 
 
 def usable(disclosures: list[Disclosure], keep_negated: bool) -> list[Disclosure]:
@@ -56,7 +73,7 @@ def build_examples(
 ) -> Iterator[Example]:
     """Examples of posts with min_masks..max_masks usable disclosures, in input order; a long
     post gives one Example per segment (segment_index 0, 1, ...). `on_disclosures` gets the
-    accepted disclosures of every post read (before review); `review` (pipeline/review.py) takes
+    accepted disclosures of every post read (before review); `review` (review/build.py) takes
     away the masks hand review rejected, and names the reason when it took them all."""
     segmenter = segmenter or Segmenter()
     a, b = tee(posts)
@@ -82,12 +99,12 @@ def build_examples(
                 on_drop(post, reason)
             continue
         funnel.kept += 1
+        carried = {name: getattr(post, name) for name in CARRIED}
         for index, seg in enumerate(segmenter.segments(post.text, kept)):
             yield Example(
+                **carried,
                 post_id=post.id,
                 segment_index=index,
-                subreddit=post.subreddit,
-                created_utc=post.created_utc,
                 text=seg.text,
                 masked_text=mask_text(seg.text, seg.disclosures),
                 surfaces=[d.surface for d in seg.disclosures],

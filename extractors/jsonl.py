@@ -7,17 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from schemas.jsonl import read_jsonl
-
+from common.errors import InputError
+from common.jsonl import read_jsonl
 from extractors.acceptance import ON
 from extractors.disclosures import DisclosureExtractor, mask_text
 from extractors.examples import usable
 from extractors.parallel import extract_parallel
 from extractors.reference import REFERENCE
-
-
-class InputError(ValueError):
-    """A bad input line; the message names file and line."""
 
 
 def read_inputs(path: str | Path) -> Iterator[tuple[Any, str]]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from schemas.spacy_model import MODEL, load_pipeline
+from common.spacy_model import MODEL, load_pipeline
 
-if TYPE_CHECKING:  # spaCy is imported by the loader (schemas/spacy_model.py: without torch)
+if TYPE_CHECKING:  # spaCy is imported by the loader (common/spacy_model.py: without torch)
     from spacy.language import Language
 
 UNUSED_PIPES = ("ner", "lemmatizer")

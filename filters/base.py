@@ -1,10 +1,10 @@
 """Keep/drop steps: each filter returns a reason code to drop a post, or None to keep it."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Protocol
 
-from schemas.funnel import Funnel
+from schemas.funnel import DropSink, Funnel
 from schemas.records import Malformed, RawPost
 
 
@@ -13,9 +13,6 @@ class Filter(Protocol):
 
     def check(self, post: RawPost) -> str | None:
         """The reason to drop `post`, or None to keep it."""
-
-
-DropSink = Callable[[RawPost | Malformed, str], None]
 
 
 def run_filters(

@@ -1,18 +1,16 @@
 """The build flow: split -> filter (parallel) -> dedupe (in order) -> extract (parallel) ->
-assemble -> publish. It wires the plain steps of pipeline/ as Prefect tasks (retries, what runs
-where and when) and passes file paths and small typed results, never data.
+assemble -> publish. It wires the steps of pipeline/ as Prefect tasks (retries, what runs where
+and when) around the one step runner, and passes shards, paths and typed results, never data.
 
 A small input is one shard run in this process; larger ones run on local Dask workers or an
 existing cluster. Every step writes a completion marker, so the same command after a kill resumes.
 """
 from __future__ import annotations
 
-import functools
 import json
-import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from prefect import flow, task
@@ -22,42 +20,77 @@ from prefect.runtime import flow_run as prefect_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.dask_runner import task_runner
-from pipeline import assemble, dedupe_shards, extract_shards, filter_shards, pii_prescan, publish, shards
+from flows.process import warm_gate_imports
+from pipeline import steps
+from pipeline.assemble import AssembleStep, JoinIngestQuarantine, RunTables
+from pipeline.dedupe_shards import DedupeStep
+from pipeline.extract_shards import ExtractStep
+from pipeline.filter_shards import FilterStep, rejoin_plan
+from pipeline.pii_prescan import PrescanStep
+from pipeline.plan import BuildPlan, BuildResult, Run, input_records, open_build, saved_extra
 from pipeline.progress import Progress
-from pipeline.results import AssembleResult, StepResult
-from pipeline.review import review_state, save_review_state
-from pipeline.run import (build_run_id, check_inputs, default_workers, expand_inputs, input_record, load_any_recipe,
-                          load_saved_recipe, open_run, praw_inputs, run_lock)
-from schemas.config import override
-from sources.join import is_comment_input, order_inputs
+from pipeline.publish import publish_run
+from pipeline.results import AssembleResult, ShardResult, SplitResult
+from pipeline.run import load_saved_recipe, praw_inputs, run_lock
+from pipeline.shards import Shard, input_stems
+from pipeline.split import InputFile, SplitStep, split_so_far
 from sources.dumps import DumpError
+from sources.join import is_comment_input
 from warehouse.layout import Warehouse
 from warehouse.publish import PublishError
 
 
 def _retry_unless_it_cannot_heal(task: Any, task_run: Any, state: Any) -> bool:
     """A damaged dump stays damaged and a refused release (failed gate, no examples, version taken)
-    is refused again: retrying those only repeats the work (a failed gate wrote one rejected folder
-    per attempt); an I/O error or a lost worker may clear."""
-    return not isinstance(state.result(raise_on_failure=False), (DumpError, PublishError))
+    is refused again, and so do missing credentials: retrying those only repeats the work; an I/O
+    error, a rate limit or a lost worker may clear."""
+    from sources.praw_source import MissingCredentials
+
+    return not isinstance(state.result(raise_on_failure=False), (DumpError, PublishError, MissingCredentials))
 
 
-split_task = task(shards.split_input, name="split-input", retries=2, retry_delay_seconds=5, cache_policy=NO_CACHE,
-                  retry_condition_fn=_retry_unless_it_cannot_heal)
-filter_task = task(filter_shards.filter_shard, name="filter-shard", retries=1, cache_policy=NO_CACHE)
-dedupe_task = task(dedupe_shards.dedupe_shards, name="dedupe-shards", cache_policy=NO_CACHE)
-extract_task = task(extract_shards.extract_shard, name="extract-shard", retries=1, cache_policy=NO_CACHE)
-assemble_task = task(assemble.assemble, name="assemble", cache_policy=NO_CACHE)
-publish_task = task(publish.publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
-                    retry_condition_fn=_retry_unless_it_cannot_heal)
-prescan_task = task(pii_prescan.prescan_shard, name="prescan-pii", retries=1, cache_policy=NO_CACHE)
-quarantine_task = task(assemble.join_ingest_quarantine, name="join-ingest-quarantine", retries=1, cache_policy=NO_CACHE)
+@dataclass(frozen=True)
+class StepOptions:
+    retries: int = 0
+    retry_delay_seconds: float = 0
+
+
+# How Prefect runs each step: the one place retries are set.
+STEP_OPTIONS = {SplitStep: StepOptions(2, 5), FilterStep: StepOptions(1), DedupeStep: StepOptions(),
+                ExtractStep: StepOptions(1), PrescanStep: StepOptions(1), JoinIngestQuarantine: StepOptions(1),
+                AssembleStep: StepOptions()}
+
+
+def _run_step(step: type[steps.Step[Any, Any]], unit: Any, recipe_path: str, **params: Any) -> Any:
+    return steps.run_step(step, unit, recipe_path, **params)
+
+
+def _run_in_order(step: type[steps.OrderedStep[Any, Any]], units: list[Any], recipe_path: str) -> list[Any]:
+    return steps.run_in_order(step, units, recipe_path)
+
+
+_step_task = task(_run_step, cache_policy=NO_CACHE, retry_condition_fn=_retry_unless_it_cannot_heal,
+                  task_run_name="{step.name}-{unit.name}")
+_ordered_task = task(_run_in_order, cache_policy=NO_CACHE, task_run_name="{step.name}-shards")
 SPLIT_THREADS = 2  # inputs split at once, beside the workers
-pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE)
+
+
+def step_task(step: type[steps.Step[Any, Any]]) -> Any:
+    """The Prefect task that runs `step` through the step runner, with the step's options."""
+    opts = STEP_OPTIONS[step]
+    base = _ordered_task if issubclass(step, steps.OrderedStep) else _step_task
+    return base.with_options(name=f"{step.name}-step", retries=opts.retries,
+                             retry_delay_seconds=opts.retry_delay_seconds)
+
+
+pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE,
+                 retry_condition_fn=_retry_unless_it_cannot_heal)
+publish_task = task(publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
+                    retry_condition_fn=_retry_unless_it_cannot_heal)
 
 
 def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
-                  then: Callable[[Any], None] | None = None) -> list[StepResult]:
+                  then: Callable[[Any], None] | None = None) -> list[ShardResult]:
     """Wait for shard tasks, printing progress as each finishes; results in submission order.
     `started`: when the tasks began (perf_counter), if before this call (filtering starts while
     the split runs), so the rate printed is records per second of the step. `then(future)` runs
@@ -71,90 +104,70 @@ def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
     return [f.result() for f in submitted]
 
 
-def _split_and_filter(inputs: list[str], shards_dir: str, stems: dict[str, str], shard_lines: int,
-                      recipe_path: str, hashes: dict[str, str]) -> tuple[list[Any], dict[str, Any]]:
+def _split_and_filter(run: Run) -> tuple[list[SplitResult], dict[str, Any]]:
     """Split the inputs (one task each) and, while they are being split, submit the filter task of
     each submission-dump shard as soon as it is written: filtering does not wait for the whole
-    (possibly many-GB) dump to be cut. Returns the splits and the filter futures by shard path."""
-    streamed = {stems[p]: 0 for p in inputs if not is_comment_input(p)}  # comment shards wait for all NSFW ids
+    (possibly many-GB) dump to be cut. Returns the splits and the filter futures by shard name."""
+    stems = input_stems(list(run.inputs))
+    streamed = {stems[p]: 0 for p in run.inputs if not is_comment_input(p)}  # comment shards wait for all NSFW ids
     filtering: dict[str, Any] = {}
+    filter_task, split_task = step_task(FilterStep), step_task(SplitStep)
 
     def submit_ready() -> None:
         for stem, count in streamed.items():
-            for entry in shards.split_so_far(shards_dir, stem, count):
-                filtering[entry["path"]] = filter_task.submit(entry, recipe_path)
+            for shard in split_so_far(run.shards_dir, stem, count):
+                filtering[shard.name] = filter_task.submit(FilterStep, shard, run.recipe_path)
                 streamed[stem] += 1
 
     # on threads of this process, not on the workers: a worker busy splitting could not filter
     # (with one worker, filtering waited for the whole split); the split is zstd and hashing in C
-    with ThreadPoolTaskRunner(max_workers=min(SPLIT_THREADS, len(inputs)) or 1) as splitter:
-        splits = [splitter.submit(split_task, {"path": p, "shards_dir": shards_dir, "stem": stems[p],
-                                               "shard_lines": shard_lines, "sha256": hashes.get(p)})
-                  for p in inputs]
+    with ThreadPoolTaskRunner(max_workers=min(SPLIT_THREADS, len(run.inputs)) or 1) as splitter:
+        splits = [splitter.submit(split_task, {"step": SplitStep, "recipe_path": run.recipe_path,
+                                               "unit": InputFile(p, run.shards_dir, stems[p], run.shard_lines,
+                                                                 run.hashes.get(p))})
+                  for p in run.inputs]
         while wait(splits, timeout=0.25).not_done:
             submit_ready()
         done = [f.result() for f in splits]
     submit_ready()
     for sp in done:  # what was submitted early is the start of what the finished split lists
         early = streamed.get(sp.stem, 0)
-        if early > len(sp.shards) or [e for e in sp.shards if e["path"] in filtering] != sp.shards[:early]:
+        if early > len(sp.shards) or [s for s in sp.shards if s.name in filtering] != sp.shards[:early]:
             raise RuntimeError(f"{sp.input}: the shards written while splitting differ from the split's list")
     return done, filtering
 
 
-def _filter_and_join(new_shards: list[dict[str, Any]], prior_shards: list[dict[str, Any]],
-                     recipe_path: str, filtering: dict[str, Any], started: float | None = None) -> None:
+def _filter_and_join(run: Run, new_shards: list[Shard], filtering: dict[str, Any], started: float) -> None:
     """Filter submission-dump shards in parallel (`filtering`: those already submitted while
     splitting), then the shards the comment join sends back with more NSFW ids."""
-    posts_first = [s for s in new_shards if not is_comment_input(s["source_file"])]
-    firsts = _run_parallel("filter", [filtering.get(s["path"]) or filter_task.submit(s, recipe_path)
+    filter_task = step_task(FilterStep)
+    posts_first = [s for s in new_shards if not is_comment_input(s.source_file)]
+    firsts = _run_parallel("filter", [filtering.get(s.name) or filter_task.submit(FilterStep, s, run.recipe_path)
                                       for s in posts_first], started)
-    second = filter_shards.rejoin_plan(new_shards, prior_shards, firsts)
+    second = rejoin_plan(new_shards, list(run.prior_shards), firsts)
     if second:
-        _run_parallel("filter comments", [filter_task.submit(s, recipe_path, ids) for s, ids in second])
+        _run_parallel("filter comments", [filter_task.submit(FilterStep, s, run.recipe_path, nsfw_files=ids)
+                                          for s, ids in second])
 
 
-@functools.cache  # once per process: later calls return the same thread
-def warm_gate_imports() -> threading.Thread:
-    """Import Great Expectations (~3-7 s of CPU) and the gate with its PII detectors in a background
-    thread, once per process, so publishing does not wait for them; a failed import resurfaces in
-    the gate. `express build` starts it while it waits for its temporary Prefect API (this process
-    idles then); otherwise the build starts it while the workers dedupe."""
-    def load() -> None:
-        try:
-            from warehouse.gx_adapter import import_gx
-
-            import_gx()
-            import warehouse.gate  # noqa: F401
-        except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
-            pass
-
-    thread = threading.Thread(target=load, name="warm-gx-import", daemon=True)
-    thread.start()
-    return thread
-
-
-@flow(name="express-shard-work")
-def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lines: int,
-                    prior_shards: list[dict[str, Any]], prior_inputs: list[dict[str, Any]],
-                    hashes: dict[str, str], quarantine_dir: str, warm_gate: bool = True) -> dict[str, Any]:
+@flow(name="express-shard-work", validate_parameters=False)
+def shard_work_flow(run: Run, warm_gate: bool = True) -> RunTables:
     """The per-shard work of a run on the task runner it is given: split, filter, dedupe, extract;
     returns the finished shards and the manifest's input entries. A flow of its own so that its
     workers (each with a spaCy model) are shut down before the run is assembled and the quality
     gate runs here: the workers and those steps never hold memory at the same time."""
-    inputs = order_inputs(list(inputs))  # submissions before comments, as a reader in order sees them
-    shards_dir = str(Path(run_dir) / "shards")
-    stems = shards.input_stems(inputs)
     filter_started = time.perf_counter()  # the first filters run while the split still does
-    splits, filtering = _split_and_filter(inputs, shards_dir, stems, shard_lines, recipe_path, hashes)
+    splits, filtering = _split_and_filter(run)
     new_shards = [s for sp in splits for s in sp.shards]
-    all_shards = prior_shards + new_shards
-    print(f"[split] {len(inputs)} new input(s) -> {len(new_shards)} shards of <= {shard_lines:,} lines"
-          f"{f'; {len(prior_shards)} shards from the parent run' if prior_shards else ''}", flush=True)
-    _filter_and_join(new_shards, prior_shards, recipe_path, filtering, filter_started)
-    dedupe = dedupe_task.submit(all_shards, recipe_path)  # on a worker: its DuckDB memory is not ours
+    all_shards = [*run.prior_shards, *new_shards]
+    print(f"[split] {len(run.inputs)} new input(s) -> {len(new_shards)} shards of <= {run.shard_lines:,} lines"
+          f"{f'; {len(run.prior_shards)} shards from the parent run' if run.prior_shards else ''}", flush=True)
+    _filter_and_join(run, new_shards, filtering, filter_started)
+    tables = RunTables(run.paths, run.quarantine, all_shards, input_records(run, splits))
+    dedupe = step_task(DedupeStep).submit(DedupeStep, all_shards, run.recipe_path)  # on a worker: its DuckDB memory is not ours
     # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
-    extracts = [extract_task.submit(s, recipe_path, wait_for=[dedupe]) for s in all_shards]
+    extract_task = step_task(ExtractStep)
+    extracts = [extract_task.submit(ExtractStep, s, run.recipe_path, wait_for=[dedupe]) for s in all_shards]
     if warm_gate:  # while a worker dedupes and the other idles: publishing then starts at once
         warm_gate_imports()
     deduped = dedupe.result()
@@ -163,92 +176,66 @@ def shard_work_flow(run_dir: str, recipe_path: str, inputs: list[str], shard_lin
     # on this process while the workers extract: the ingest quarantine (complete once dedupe is),
     # and the gate's PII scan of each extracted shard
     with ThreadPoolTaskRunner(max_workers=1) as scanner:
-        joined = scanner.submit(quarantine_task, {"shard_list": all_shards, "run_dir": run_dir,
-                                                  "quarantine_dir": quarantine_dir})
+        prescan_task = step_task(PrescanStep)
+        joined = scanner.submit(step_task(JoinIngestQuarantine),
+                                {"step": JoinIngestQuarantine, "unit": tables, "recipe_path": run.recipe_path})
         shard_of = {id(f): s for f, s in zip(extracts, all_shards)}
         scans = []
-        _run_parallel("extract", extracts, then=lambda fut: scans.append(
-            scanner.submit(prescan_task, {"shard": shard_of[id(fut)], "recipe_path": recipe_path, "run_dir": run_dir})))
+        _run_parallel("extract", extracts, then=lambda fut: scans.append(scanner.submit(
+            prescan_task, {"step": PrescanStep, "unit": shard_of[id(fut)], "recipe_path": run.recipe_path})))
         wait([joined, *scans])
         for f in [joined, *scans]:
             f.result()
-    return {"shards": all_shards, "inputs": prior_inputs + [input_record(sp.input, sp.sha256) for sp in splits]}
+    return tables
 
 
-def build_run(wh: Warehouse, run_id: str, run_dir: Path, recipe_path: str, inputs: list[str], shard_lines: int,
-              prior_shards: list[dict[str, Any]] | None = None, prior_inputs: list[dict[str, Any]] | None = None,
-              extra_manifest: dict[str, Any] | None = None, publish: bool = True, workers: int = 0,
-              dask_address: str | None = None, hashes: dict[str, str] | None = None) -> dict[str, Any]:
-    """Wire one run (inside a flow): the shard work on its task runner, then assembling and
+def build_run(run: Run) -> BuildResult:
+    """Wire one opened run (inside a flow): the shard work on its task runner, then assembling and
     publishing here once those workers are gone. Prior shards (a rebuild's parent) are already
     filtered: they are replayed through dedupe and, when their `work` folder is new, re-labelled."""
-    with run_lock(run_dir, run_id):
-        gate = publish and load_saved_recipe(recipe_path).gate.enabled
-        done = shard_work_flow.with_options(task_runner=task_runner(workers, dask_address))(
-            str(run_dir), recipe_path, list(inputs), shard_lines, prior_shards or [], prior_inputs or [],
-            hashes or {}, str(wh.quarantine_dir(run_id)), gate)
-        assembled: AssembleResult = assemble_task(done["shards"], done["inputs"], str(run_dir),
-                                                  str(wh.quarantine_dir(run_id)))
+    wh = Warehouse(run.warehouse)
+    with run_lock(run.paths):
+        gate = run.publish and load_saved_recipe(run.recipe_path).gate.enabled
+        tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run, gate)
+        assembled: AssembleResult = step_task(AssembleStep)(AssembleStep, tables, run.recipe_path)
         print(f"[ingest]  {assembled.ingest.to_dict()}", flush=True)
         print(f"[extract] {assembled.extract.to_dict()}", flush=True)
-        if extra_manifest:  # kept for publish_flow, when this run is published later
-            (run_dir / "manifest-extra.json").write_text(json.dumps(extra_manifest, indent=2) + "\n")
+        if run.extra_manifest:  # kept for publish_flow, when this run is published later
+            run.paths.manifest_extra.write_text(json.dumps(run.extra_manifest, indent=2) + "\n")
         release = None
-        if publish:
-            release = publish_task(str(wh.root), run_id, str(run_dir), recipe_path, assembled, extra_manifest)
+        if run.publish:
+            release = publish_task(wh, run.paths, assembled, run.extra_manifest)
             print(f"[publish] {release.release_id} -> {release.path}", flush=True)
-        quarantine = wh.quarantine_dir(run_id)
-        return {"run_id": run_id, "release": release.to_dict() if release else None,
-                "ingest": {"funnel": assembled.ingest.to_dict(), "quarantine": str(quarantine / "ingest.parquet"),
-                           "raw_posts": [str(Path(s["path"]) / "posts.parquet") for s in assembled.shard_list]},
-                "extract": {"funnel": assembled.extract.to_dict(), "examples": assembled.examples,
-                            "unmapped": assembled.unmapped, "unmapped_report": str(run_dir / "unmapped.json"),
-                            "disclosures": assembled.disclosures, "quarantine": str(quarantine / "extract.parquet")},
-                "shards": assembled.shards, "flow_run_id": str(prefect_run.id)}
+        return BuildResult(run.run_id, release, assembled, run.quarantine, run.paths, flow_run_id=str(prefect_run.id))
 
 
-@flow(name="express-build")
-def build_flow(inputs: list[str], warehouse: str, config: str | None = None, shard_lines: int | None = None,
-               run_id: str | None = None, publish: bool = True, workers: int | None = None,
-               dask_address: str | None = None, praw_terms: list[str] | None = None) -> dict[str, Any]:
-    """Build (and by default publish) a release from dumps and/or a praw pull, in resumable shards;
-    the same call after a kill resumes the same run. `workers`: None picks in-process (0) for small
-    inputs, else the recipe's; `dask_address` uses an existing cluster. publish=False leaves
-    publishing to `publish_flow`."""
-    wh = Warehouse.at(warehouse)
-    recipe = load_any_recipe(config)
-    if praw_terms:
-        recipe = override(recipe, "sources", kind="praw", listing="search", terms=tuple(praw_terms))
-    inputs = list(inputs)
-    if recipe.sources.kind == "praw":
-        pulled = pull_task(recipe, str(wh.root / "inputs" / "praw"))
-        print(f"[scrape]  {pulled.new_items:,} new items; the build reads all {len(pulled.files)} pull file(s)",
-              flush=True)
-        inputs += [str(f) for f in pulled.files]
-    check_inputs(inputs)
-    inputs = expand_inputs(inputs)
-    if not inputs:
-        raise ValueError("no inputs: give --input files (or folders of dumps) or a recipe with [sources] kind = \"praw\"")
-    shard_lines = shard_lines or recipe.orchestrate.shard_lines
-    review = review_state(wh, recipe.dataset.name)
-    run_id = run_id or build_run_id(inputs, recipe, shard_lines, review)
-    run_dir, recipe_path = open_run(wh, run_id, recipe, inputs, shard_lines)
-    save_review_state(run_dir, review)
-    workers = default_workers(inputs, recipe) if workers is None and not dask_address else (workers or 0)
-    return build_run(wh, run_id, run_dir, recipe_path, inputs, shard_lines, publish=publish, workers=workers,
-                     dask_address=dask_address)
+def pull_inputs(plan: BuildPlan) -> tuple[list[str], Any]:
+    """The praw pull a plan asks for (its files, and what it brought), else nothing."""
+    if not plan.pull:
+        return [], None
+    pulled = pull_task.with_options(retry_delay_seconds=min(60.0, plan.recipe.sources.max_backoff_seconds))(
+        plan.recipe, str(plan.wh.inputs_dir("praw")))
+    print(f"[scrape]  {pulled.new_items:,} new items; the build reads all {len(pulled.files)} pull file(s)", flush=True)
+    return [str(f) for f in pulled.files], pulled
+
+
+@flow(name="express-build", validate_parameters=False)
+def build_flow(plan: BuildPlan) -> BuildResult:
+    """Build (and unless the plan says not to, publish) a release from dumps and/or a praw pull, in
+    resumable shards; the same plan after a kill resumes the same run."""
+    files, pulled = pull_inputs(plan)
+    result = build_run(open_build(plan, files))
+    result.scrape = pulled.to_dict() if pulled else None
+    return result
 
 
 @flow(name="express-publish")
 def publish_flow(warehouse: str, run_id: str) -> dict[str, Any]:
     """Publish a finished (assembled) run by id; a run that already has a release is not published twice."""
     wh = Warehouse.at(warehouse)
-    run_dir = wh.run_dir(run_id)
-    marker = shards.read_marker(run_dir, "assemble")
-    if marker is None:
-        raise FileNotFoundError(f"{run_dir}: run not assembled yet; finish it with express build --resume {run_id}")
-    extra_file = run_dir / "manifest-extra.json"
-    extra = json.loads(extra_file.read_text()) if extra_file.exists() else None
-    with run_lock(run_dir, run_id):
-        return publish_task(str(wh.root), run_id, str(run_dir), str(run_dir / "recipe.json"),
-                            AssembleResult.from_marker(marker), extra).to_dict()
+    run = wh.run(run_id)
+    done = steps.read_marker(run.root, AssembleStep.name)
+    if done is None:
+        raise FileNotFoundError(f"{run.root}: run not assembled yet; finish it with express build --resume {run_id}")
+    with run_lock(run):
+        return publish_task(wh, run, AssembleResult.from_marker(done), saved_extra(run)).to_dict()

@@ -6,15 +6,25 @@ schedule); `express schedule` serves it against a running `prefect server start`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from prefect import flow
 from prefect.deployments.runner import RunnerDeployment
 from prefect.schedules import Cron
 
 from flows.rebuild import rebuild_flow
+from pipeline.plan import plan_build
 from pipeline.run import load_any_recipe
 from warehouse.layout import Warehouse
 
 DEPLOYMENT_NAME = "weekly-rebuild"
+
+
+@flow(name="express-scheduled-rebuild")
+def scheduled_rebuild_flow(inputs: list[str], warehouse: str, config: str | None = None,
+                           scrape: bool = False) -> dict[str, Any]:
+    """One scheduled rebuild: planned when it runs (a watched folder holds new dumps by then)."""
+    return rebuild_flow(plan_build(warehouse, inputs, config, scrape=scrape)).to_dict()
 
 
 def rebuild_deployment(inputs: list[str], warehouse: str | None = None, config: str | None = None,
@@ -23,9 +33,8 @@ def rebuild_deployment(inputs: list[str], warehouse: str | None = None, config: 
     recipe = load_any_recipe(config)
     o = recipe.orchestrate
     params = {"inputs": [str(Path(p).resolve()) for p in inputs], "warehouse": str(Warehouse.at(warehouse).root),
-              "config": str(Path(config).resolve()) if config else None, "shard_lines": o.shard_lines,
-              "scrape": scrape}
-    return rebuild_flow.to_deployment(
+              "config": str(Path(config).resolve()) if config else None, "scrape": scrape}
+    return scheduled_rebuild_flow.to_deployment(
         name=name,
         schedule=Cron(o.cron, timezone=o.timezone),
         parameters=params,

@@ -3,47 +3,89 @@ the run's funnels add up (what dedupe kept is exactly what extraction read)."""
 from __future__ import annotations
 
 import json
-import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
 from extractors.vocabulary import Collapser
-from pipeline.results import AssembleResult, DedupeResult, ExtractResult, FilterResult
-from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name, write_marker
-from schemas.funnel import Funnel
+from pipeline.dedupe_shards import DedupeStep
+from pipeline.extract_shards import ExtractStep
+from pipeline.filter_shards import FilterStep
+from pipeline.results import AssembleResult, StepResult
+from pipeline.shards import Shard
+from pipeline.steps import Outputs, Step, finished, run_step
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE
+from warehouse.layout import RunPaths
+
+
+@dataclass(frozen=True)
+class RunTables:
+    """A run's finished shards and where its tables go: the unit of the assemble step."""
+
+    run: RunPaths
+    quarantine: Path  # <warehouse>/quarantine/<run-id>/
+    shards: list[Shard]
+    inputs: list[dict[str, Any]] = field(default_factory=list)  # the manifest's input entries
+
+    @property
+    def name(self) -> str:
+        return self.run.root.name
+
+    @property
+    def recipe(self) -> str:
+        return str(self.run.recipe)
 
 
 def concat_parquet(parts: list[Path], out: Path, schema: Any) -> int:
-    """Append the record batches of `parts` into `out` (atomically); returns the row count."""
+    """Append the record batches of `parts` into `out` (a path the caller commits); returns rows."""
     rows = 0
     out.parent.mkdir(parents=True, exist_ok=True)
-    with pq.ParquetWriter(tmp_name(out), schema, compression="zstd") as writer:
+    with pq.ParquetWriter(out, schema, compression="zstd") as writer:
         for part in parts:
-            for batch in pq.ParquetFile(part).iter_batches(batch_size=65_536):  # 2,048: 450 row groups at 1M, 45 % more CPU
+            for batch in pq.ParquetFile(part).iter_batches(batch_size=65_536):  # few, large row groups
                 writer.write_batch(batch)
                 rows += batch.num_rows
-    commit([out])
     return rows
 
 
-def join_ingest_quarantine(shard_list: list[dict[str, Any]], run_dir: str, quarantine_dir: str) -> int:
-    """The run's ingest quarantine (what filtering and dedupe dropped), in shard order; it is
-    complete once dedupe has finished, so a build joins it on the flow process while the workers
-    extract (920,000 rows at 1M posts: ~1.2 s) and assemble finds it done. Redone when any part
-    changed since (a marker in the run folder records each part's size and mtime). Returns rows."""
-    parts = [p for s in map(Shard.from_dict, shard_list)
-             for p in (s.path / "quarantine-ingest.parquet", s.path / "quarantine-dedupe.parquet")]
-    key = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in parts]
-    done = read_marker(Path(run_dir), "ingest-quarantine")
-    out = Path(quarantine_dir) / "ingest.parquet"
-    if done is not None and done["parts"] == key and out.exists():
-        return done["rows"]
-    rows = concat_parquet(parts, out, QUARANTINE)
-    write_marker(Path(run_dir), "ingest-quarantine", {"parts": key, "rows": rows})
-    return rows
+@dataclass
+class QuarantineJoin(StepResult):
+    """The run's ingest quarantine: its rows, and the size and mtime of each part it joined."""
+
+    parts: list[list[Any]]
+    rows: int = 0
+
+
+def _ingest_parts(unit: RunTables) -> list[Path]:
+    return [p for s in unit.shards for p in (s.quarantine("ingest"), s.quarantine("dedupe"))]
+
+
+def _parts_key(parts: list[Path]) -> list[list[Any]]:
+    return [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in parts]
+
+
+class JoinIngestQuarantine(Step[RunTables, QuarantineJoin]):
+    """What filtering and dedupe dropped, in shard order. It is complete once dedupe has finished,
+    so a build joins it on the flow process while the workers extract and assemble finds it done;
+    redone when any part changed since."""
+
+    name = "ingest-quarantine"
+    result = QuarantineJoin
+
+    @classmethod
+    def folder(cls, unit: RunTables) -> Path:
+        return unit.run.root
+
+    @classmethod
+    def stale(cls, unit: RunTables, done: QuarantineJoin, **params: Any) -> bool:
+        return done.parts != _parts_key(_ingest_parts(unit)) or not (unit.quarantine / "ingest.parquet").exists()
+
+    def run(self, unit: RunTables, out: Outputs, **params: Any) -> QuarantineJoin:
+        parts = _ingest_parts(unit)
+        rows = concat_parquet(parts, out(unit.quarantine / "ingest.parquet"), QUARANTINE)
+        return QuarantineJoin(_parts_key(parts), rows)
 
 
 def unmapped_report(examples: Path) -> dict[str, Any]:
@@ -55,53 +97,37 @@ def unmapped_report(examples: Path) -> dict[str, Any]:
     return collapser.report()
 
 
-def sum_funnels(funnels: list[Funnel]) -> Funnel:
-    total = Funnel()
-    for f in funnels:
-        total.read += f.read
-        total.kept += f.kept
-        total.malformed += f.malformed
-        total.dropped.update(f.dropped)
-    return total
+class AssembleStep(Step[RunTables, AssembleResult]):
+    """The run's examples, disclosures and quarantine tables and its ingest and extract funnels."""
 
+    name = "assemble"
+    result = AssembleResult
 
-def assemble(shard_list: list[dict[str, Any]], inputs: list[dict[str, Any]], run_dir: str,
-             quarantine_dir: str) -> AssembleResult:
-    """The run's examples, disclosures and quarantine tables and its ingest and extract funnels;
-    `inputs` are the manifest's input entries."""
-    run, quarantine = Path(run_dir), Path(quarantine_dir)
-    done = read_marker(run, "assemble")
-    if done is not None:
-        return AssembleResult.from_marker(done)
-    started = time.perf_counter()
-    shards = [Shard.from_dict(s) for s in shard_list]
-    marks = [(read_marker(s.path, "filter"), read_marker(s.path, "dedupe"), read_marker(s.labels_dir, "extract"))
-             for s in shards]
-    missing = [s.name for s, m in zip(shards, marks) if None in m]
-    if missing:
-        raise RuntimeError(f"{run}: shards not finished: {', '.join(missing[:5])}")
-    filtered = [FilterResult.from_marker(m[0]) for m in marks]
-    ingest = sum_funnels([m.funnel for m in filtered])
-    dedupe = sum_funnels([DedupeResult.from_marker(m[1]).funnel for m in marks])
-    ingest.kept = dedupe.kept
-    ingest.dropped.update(dedupe.dropped)
-    ingest.check("ingest (all shards)")
-    extract = sum_funnels([ExtractResult.from_marker(m[2]).funnel for m in marks])
-    extract.check("extract (all shards)")
-    if extract.read != ingest.kept:
-        raise RuntimeError(f"{run}: extract read {extract.read} posts but ingest kept {ingest.kept}")
-    concat_parquet([s.labels_dir / "examples.parquet" for s in shards], run / "examples.parquet", EXAMPLES)
-    concat_parquet([s.labels_dir / "disclosures.parquet" for s in shards], run / "disclosures.parquet",
-                   DISCLOSURES)
-    join_ingest_quarantine(shard_list, run_dir, quarantine_dir)
-    concat_parquet([s.labels_dir / "quarantine-extract.parquet" for s in shards], quarantine / "extract.parquet",
-                   QUARANTINE)
-    for name, f in (("ingest", ingest), ("extract", extract)):
-        (run / f"{name}_funnel.json").write_text(json.dumps(f.to_dict(), indent=2) + "\n")
-    unmapped = unmapped_report(run / "examples.parquet")
-    (run / "unmapped.json").write_text(json.dumps(unmapped, indent=2) + "\n")
-    result = AssembleResult(ingest, extract, inputs, shard_list, str(run / "examples.parquet"),
-                            str(run / "disclosures.parquet"), sum(m.comments_joined for m in filtered),
-                            seconds_since(started), {k: v for k, v in unmapped.items() if k != "words"})
-    write_marker(run, "assemble", result.to_marker())
-    return result
+    @classmethod
+    def folder(cls, unit: RunTables) -> Path:
+        return unit.run.root
+
+    def run(self, unit: RunTables, out: Outputs, **params: Any) -> AssembleResult:
+        run, shards = unit.run, unit.shards
+        done = [(finished(FilterStep, s), finished(DedupeStep, s), finished(ExtractStep, s)) for s in shards]
+        missing = [s.name for s, d in zip(shards, done) if None in d]
+        if missing:
+            raise RuntimeError(f"{run.root}: shards not finished: {', '.join(missing[:5])}")
+        filtered = [d[0] for d in done]
+        ingest, dedupe = sum(d.funnel for d in filtered), sum(d[1].funnel for d in done)
+        ingest.kept = dedupe.kept
+        ingest.dropped.update(dedupe.dropped)
+        extract = sum(d[2].funnel for d in done)
+        if extract.read != ingest.kept:
+            raise RuntimeError(f"{run.root}: extract read {extract.read} posts but ingest kept {ingest.kept}")
+        concat_parquet([s.examples for s in shards], out(run.examples), EXAMPLES)
+        concat_parquet([s.disclosures for s in shards], out(run.disclosures), DISCLOSURES)
+        run_step(JoinIngestQuarantine, unit, unit.recipe)
+        concat_parquet([s.quarantine("extract") for s in shards], out(unit.quarantine / "extract.parquet"), QUARANTINE)
+        for name, f in (("ingest", ingest), ("extract", extract)):
+            out(run.funnel(name)).write_text(json.dumps(f.to_dict(), indent=2) + "\n")
+        unmapped = unmapped_report(out.temporary(run.examples))
+        out(run.unmapped).write_text(json.dumps(unmapped, indent=2) + "\n")
+        return AssembleResult(ingest, extract, unit.inputs, shards, str(run.examples), str(run.disclosures),
+                              sum(d.comments_joined for d in filtered),
+                              unmapped={k: v for k, v in unmapped.items() if k != "words"})

@@ -1,46 +1,38 @@
 """The extract step, one shard at a time and in parallel: disclosures in a shard's kept posts,
-masked into examples (with segmentation and the vocabulary collapse). One spaCy model per worker
-process, loaded by its first shard and reused by the others."""
+masked into examples (with segmentation, the vocabulary collapse and hand-review decisions). One
+spaCy model per worker process, loaded by its first shard and reused by the others."""
 from __future__ import annotations
 
 import gc
-import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from common.parquet import ParquetSink
 from extractors.disclosures import DisclosureExtractor
-from extractors.examples import build_examples
+from extractors.examples import CARRIED, build_examples
 from extractors.segmentation import Segmenter
 from extractors.vocabulary import Collapser
 from pipeline.dedupe_shards import kept_posts
 from pipeline.results import ExtractResult
-from pipeline.review import Review, reviewer, run_review
-from pipeline.run import load_saved_recipe
-from pipeline.shards import Shard, commit, read_marker, seconds_since, tmp_name, write_marker
-from pipeline.worker_memory import hand_back_memory
-from schemas.config import ExtractConfig, Recipe
+from pipeline.shards import Shard
+from pipeline.steps import Outputs, Step
+from review.build import Review, reviewer, run_review
+from schemas.config import Recipe
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RawPost, quarantine_values
-from warehouse.parquet import ParquetSink
 
-_EXTRACTORS: dict[tuple[int, str, str], DisclosureExtractor] = {}
-
-
-def _extractor(cfg: ExtractConfig) -> DisclosureExtractor:
-    """One extractor (spaCy model) per worker process and setting, reused by every shard it runs."""
-    key = (cfg.batch_size, cfg.forms, cfg.acceptance)
-    if key not in _EXTRACTORS:
-        hand_back_memory()  # what filtering and dedupe left behind, before the model comes in
-        _EXTRACTORS[key] = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
-        freeze_long_lived()
-    return _EXTRACTORS[key]
+# What extraction reads of a kept post, by name: its id, text and origin (for quarantine rows),
+# and every field an example carries from its post (extractors/examples.py).
+POST_COLUMNS = tuple(dict.fromkeys(("id", "text", "source_file", "source_line", *CARRIED)))
+assert set(POST_COLUMNS) <= {f.name for f in fields(RawPost)}
 
 
 def freeze_long_lived() -> None:
-    """Exempt what lives as long as the process (the spaCy model: ~160k objects) from garbage
-    collection; each full collection during extraction otherwise re-scans it (~7 % of the pass)."""
+    """Exempt what lives as long as the process (the spaCy model) from garbage collection; each
+    full collection during extraction would otherwise re-scan it."""
     gc.collect()
     gc.freeze()
 
@@ -67,24 +59,28 @@ def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, r
     return collapser
 
 
-def extract_shard(shard: dict[str, Any], recipe_path: str) -> ExtractResult:
-    """Find disclosures in a shard's kept posts and write its examples; drops are quarantined.
+class ExtractStep(Step[Shard, ExtractResult]):
+    """Finds disclosures in a shard's kept posts and writes its examples; drops are quarantined.
     A shard with a `work` folder (a rebuild re-deriving labels) writes there."""
-    s = Shard.from_dict(shard)
-    done = read_marker(s.labels_dir, "extract")
-    if done is not None:
-        return ExtractResult.from_marker(done)
-    started = time.perf_counter()
-    recipe = load_saved_recipe(recipe_path)
-    extractor = _extractor(recipe.extract)
-    review = reviewer(run_review(Path(recipe_path).parent))
-    funnel, hits = Funnel(), Counter()
-    s.labels_dir.mkdir(parents=True, exist_ok=True)
-    out = {name: s.labels_dir / f"{name}.parquet" for name in ("examples", "disclosures", "quarantine-extract")}
-    collapser = write_extraction(kept_posts(s), extractor, recipe, funnel, tmp_name(out["examples"]),
-                                 tmp_name(out["disclosures"]), tmp_name(out["quarantine-extract"]), review, hits)
-    funnel.check(f"extract {s.name}")
-    commit(list(out.values()))
-    result = ExtractResult(s.name, funnel, seconds_since(started), False, collapser.summary(), dict(hits))
-    write_marker(s.labels_dir, "extract", result.to_marker())
-    return result
+
+    name = "extract"
+    result = ExtractResult
+    replaces = ("filter",)  # what filtering and dedupe left behind, before the model comes in
+
+    def setup(self, recipe: Recipe) -> None:
+        super().setup(recipe)
+        cfg = recipe.extract
+        self.extractor = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
+        freeze_long_lived()
+
+    @classmethod
+    def folder(cls, unit: Shard) -> Path:
+        return unit.labels_dir
+
+    def run(self, unit: Shard, out: Outputs, **params: Any) -> ExtractResult:
+        review = reviewer(run_review(unit.run))
+        funnel, hits = Funnel(), Counter()
+        collapser = write_extraction(kept_posts(unit, POST_COLUMNS), self.extractor, self.recipe, funnel,
+                                     out(unit.examples), out(unit.disclosures), out(unit.quarantine("extract")),
+                                     review, hits)
+        return ExtractResult(unit.name, funnel, unmapped=collapser.summary(), hits=dict(hits))

@@ -8,30 +8,45 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from pipeline.run import load_saved_recipe
+from pipeline.results import PrescanResult
 from pipeline.shards import Shard
+from pipeline.steps import Outputs, Step
+from privacy.kinds import enabled_kinds
+from schemas.config import Recipe
 from schemas.expectations import pii_check
-from schemas.pii_kinds import enabled_kinds
-
-PRESCAN_DIR = "pii-prescan"
+from warehouse.layout import RunPaths
 
 
-def prescan_files(run_dir: str | Path) -> list[Path]:
-    return sorted((Path(run_dir) / PRESCAN_DIR).glob("*.parquet"))
+def prescan_files(run: RunPaths) -> list[Path]:
+    """The finished scans of a run (each has its marker)."""
+    return sorted(p for p in run.prescans.glob("*.parquet") if p.with_suffix(".done").exists())
 
 
-def prescan_shard(shard: dict[str, Any], recipe_path: str, run_dir: str) -> int:
-    """Scan the texts the gate checks in a shard's examples; the number of distinct texts scanned
-    (0 when the recipe publishes without the gate or scrubs no PII, or the scan exists)."""
-    from warehouse.gate_pii import prescan  # Presidio: loaded here, not when the flow is wired
+class PrescanStep(Step[Shard, PrescanResult]):
+    """Scans the texts the gate checks in a shard's examples; nothing when the recipe publishes
+    without the gate or scrubs no PII."""
 
-    recipe = load_saved_recipe(recipe_path)
-    kinds = enabled_kinds(recipe.filters)
-    s = Shard.from_dict(shard)
-    out = Path(run_dir) / PRESCAN_DIR / f"{s.name}.parquet"
-    if not recipe.gate.enabled or not kinds or out.exists():
-        return 0
-    columns = pii_check()["columns"]
-    table = pq.read_table(s.labels_dir / "examples.parquet", columns=columns)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return prescan((t for c in columns for t in table.column(c).to_pylist() if isinstance(t, str)), out, kinds)
+    name = "prescan"
+    result = PrescanResult
+
+    def setup(self, recipe: Recipe) -> None:
+        super().setup(recipe)
+        self.kinds = enabled_kinds(recipe.filters) if recipe.gate.enabled else ()
+        self.columns = pii_check()["columns"]
+
+    @classmethod
+    def folder(cls, unit: Shard) -> Path:
+        return unit.run.prescans
+
+    @classmethod
+    def marker_name(cls, unit: Shard) -> str:
+        return unit.name
+
+    def run(self, unit: Shard, out: Outputs, **params: Any) -> PrescanResult:
+        if not self.kinds:
+            return PrescanResult(unit.name, 0)
+        from warehouse.gate_pii import prescan  # Presidio: loaded here, not when the flow is wired
+
+        table = pq.read_table(unit.examples, columns=self.columns)
+        texts = (t for c in self.columns for t in table.column(c).to_pylist() if isinstance(t, str))
+        return PrescanResult(unit.name, prescan(texts, out(self.folder(unit) / f"{unit.name}.parquet"), self.kinds))

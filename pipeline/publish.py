@@ -8,11 +8,11 @@ from typing import Any
 
 from pipeline.pii_prescan import prescan_files
 from pipeline.results import AssembleResult, Published
-from pipeline.review import run_review
 from pipeline.run import load_saved_recipe
-from pipeline.shards import write_marker
+from pipeline.steps import write_marker
+from review.build import run_review
 from schemas.config import Recipe
-from warehouse.layout import Warehouse
+from warehouse.layout import RunPaths, Warehouse
 from warehouse.manifest import run_fields
 from warehouse.publish import Release, ensure_registered, publish_release
 
@@ -41,21 +41,21 @@ def stage_fields(recipe: Recipe) -> dict[str, Any]:
             "segmentation": Segmenter(recipe.segment).describe()}
 
 
-def publish_run(warehouse: str, run_id: str, run_dir: str, recipe_path: str, assembled: AssembleResult,
+def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult,
                 extra: dict[str, Any] | None = None) -> Published:
     """Publish the assembled run unless a release of this run already exists; `extra` adds
     manifest fields (e.g. the parent release of an incremental rebuild)."""
-    wh = Warehouse.at(warehouse)
+    run_id = run.root.name
     existing = find_published(wh, run_id)
     if existing is not None:  # a kill may have landed before the catalog registration: ensure the views
         ensure_registered(wh, Release.at(Path(existing.path)))
         return existing
-    recipe = load_saved_recipe(recipe_path)
-    index = run_review(Path(run_dir))
+    recipe = load_saved_recipe(run.recipe)
+    index = run_review(run)
     review = {"review": index.describe()} if index is not None else {}
     fields = run_fields(run_id, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
                         stage_fields(recipe), {**review, **(extra or {})})
-    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run_dir))
+    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run))
     out = Published(release.dataset, release.version, str(release.path), str(release.manifest_path))
-    write_marker(Path(run_dir), "publish", out.to_dict())
+    write_marker(run.root, "publish", out.to_dict())
     return out

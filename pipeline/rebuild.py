@@ -8,20 +8,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from common.checksums import sha256_file
+from common.versioning import code_version
+from pipeline.assemble import AssembleStep
 from pipeline.results import AssembleResult
-from pipeline.review import review_state
 from pipeline.run import derive_run_id, input_fingerprint, input_record
-from pipeline.shards import read_marker
-from schemas.checksums import sha256_file
+from pipeline.shards import Shard
+from pipeline.steps import read_marker
+from review.build import review_state
 from schemas.config import Recipe
 from schemas.lexicon import data_versions
-from schemas.versioning import code_version
 from warehouse.layout import Warehouse
-
-HASHES_FILE = "sha256.json"  # <warehouse>/inputs/: input hashes by (path, size, mtime), so dumps are hashed once
 
 
 @dataclass
@@ -31,19 +30,19 @@ class RebuildPlan:
     run_id: str | None
     new_inputs: list[str]
     hashes: dict[str, str]
-    prior_shards: list[dict[str, Any]] = field(default_factory=list)
+    prior_shards: list[Shard] = field(default_factory=list)
     prior_inputs: list[dict[str, Any]] = field(default_factory=list)
     extra_manifest: dict[str, Any] | None = None
     parent: str | None = None
     relabel: list[str] = field(default_factory=list)
     message: str = ""
-    review: dict[str, Any] | None = None  # the ledger state the run applies (pipeline/review.py)
+    review: dict[str, Any] | None = None  # the ledger state the run applies (review/build.py)
 
 
 def input_hashes(wh: Warehouse, paths: list[str]) -> dict[str, str]:
     """The sha256 of each input, from the warehouse's memo when the file is unchanged (path, size,
     mtime), else read once and remembered."""
-    memo_path = wh.root / "inputs" / HASHES_FILE
+    memo_path = wh.input_hashes
     memo = json.loads(memo_path.read_text()) if memo_path.exists() else {}
     out = {}
     for p in paths:
@@ -88,7 +87,7 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
     hashes = input_hashes(wh, files)
     review = review_state(wh, recipe.dataset.name)
     parent = latest_manifest(wh, recipe.dataset.name)
-    parent_run = read_marker(wh.run_dir(parent["run_id"]), "assemble") if parent else None
+    parent_run = read_marker(wh.run_dir(parent["run_id"]), AssembleStep.name) if parent else None
     reusable = parent_run is not None and parent["config"]["filters"] == rd["filters"]
     if parent and not reusable:
         print(f"[rebuild] parent {parent['dataset']}/{parent['version']} cannot be extended (filters changed or "
@@ -104,9 +103,8 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
                            str(shard_lines), (review or {}).get("sha256", ""), *[hashes[p] for p in new])
     prior = list(AssembleResult.from_marker(parent_run).shard_list) if reusable else []
     if relabel:
-        run_dir = wh.run_dir(run_id)
-        prior = [{**s, "work": str(run_dir / "relabel" / f"{k:05d}-{Path(s['path']).name}")}
-                 for k, s in enumerate(prior)]
+        run = wh.run(run_id)
+        prior = [s.relabelled(run.relabel_dir(k, s.name)) for k, s in enumerate(prior)]
     extra = None
     if reusable:
         extra = {"parent": parent_id,

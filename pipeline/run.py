@@ -13,19 +13,14 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from schemas.checksums import sha256_file
+from common.checksums import sha256_file
+from common.errors import InputError
+from common.locking import file_lock
+from common.versioning import code_version
 from schemas.config import ConfigError, Recipe, load_recipe, recipe_from_dict
-from schemas.versioning import code_version
-from warehouse.layout import Warehouse
-from warehouse.locking import file_lock
+from warehouse.layout import RunPaths, Warehouse
 
-RUN_FILE = "run.json"
-RECIPE_FILE = "recipe.json"
 DUMP_PATTERNS = ("*.zst", "*.jsonl", "*.ndjson")
-
-
-class InputError(ValueError):
-    """An input the user named cannot be read; raised before any flow starts."""
 
 
 def save_recipe(recipe: Recipe, path: Path) -> Path:
@@ -105,11 +100,11 @@ def input_record(path: str, sha256: str | None = None) -> dict[str, Any]:
     return entry
 
 
-def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shard_lines: int) -> tuple[Path, str]:
-    """Create or reopen a run folder (its `run.json` written once); refuse to resume a run started
-    with another recipe or shard size. Returns the folder and the saved recipe's path."""
-    run_dir = wh.run_dir(run_id)
-    path = run_dir / RUN_FILE
+def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shard_lines: int) -> RunPaths:
+    """Create or reopen a run folder (its `run.json` written once, its recipe saved); refuse to
+    resume a run started with another recipe or shard size."""
+    run = wh.run(run_id)
+    run_dir, path = run.root, run.run_file
     facts = {"run_id": run_id, "inputs": [str(Path(p).resolve()) for p in inputs], "shard_lines": shard_lines,
              "config": recipe.to_dict()}
     if path.exists():
@@ -121,33 +116,25 @@ def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shar
         tmp.replace(path)
     if facts["shard_lines"] != shard_lines or facts["config"] != recipe.to_dict():
         raise ConfigError(f"run {run_id} was started with another recipe or shard size; use a new run id")
-    recipe_file = run_dir / RECIPE_FILE
-    if not recipe_file.exists():
-        save_recipe(recipe, recipe_file)
+    if not run.recipe.exists():
+        save_recipe(recipe, run.recipe)
     print(f"[run] {run_id} -> {run_dir}", flush=True)
-    return run_dir, str(recipe_file)
+    return run
 
 
 def run_facts(wh: Warehouse, run_id: str) -> dict[str, Any]:
     """What a run recorded when it started (inputs, shard size, recipe), to resume it by id alone."""
-    path = wh.run_dir(run_id) / RUN_FILE
+    path = wh.run(run_id).run_file
     if not path.exists():
-        raise InputError(f"no run '{run_id}' in {wh.root / 'runs'}")
+        raise InputError(f"no run '{run_id}' in {wh.runs}")
     return json.loads(path.read_text())
 
 
-def run_lock(run_dir: Path, run_id: str) -> AbstractContextManager[Any]:
+def run_lock(run: RunPaths) -> AbstractContextManager[Any]:
     """Held while a process builds or publishes a run: two at once would write the same shard files
     (or publish twice), so the second stops at once, naming the holder's pid. A killed holder's lock
     is released by the kernel, so resuming after kill -9 is never blocked."""
-    return file_lock(run_dir / "run.lock", timeout=0, holder=f"another build of run {run_id}")
-
-
-def default_workers(inputs: list[str], recipe: Recipe) -> int:
-    """In this process (0) for inputs under [orchestrate] in_process_below_mb, else the recipe's workers:
-    a local cluster costs seconds to start and a model load per worker."""
-    size = sum(Path(p).stat().st_size for p in inputs if Path(p).is_file())
-    return 0 if size < recipe.orchestrate.in_process_below_mb * 2**20 else recipe.orchestrate.workers
+    return file_lock(run.lock, timeout=0, holder=f"another build of run {run.root.name}")
 
 
 def praw_inputs(recipe: Recipe, out_dir: str) -> Any:

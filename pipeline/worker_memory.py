@@ -1,9 +1,9 @@
-"""Memory a Dask worker gives back between the steps of a build.
+"""Memory a worker gives back when the filter step is torn down (pipeline/steps.py).
 
 A worker filters shards, then (one of them) dedupes, then extracts with a spaCy model. What the
 earlier steps loaded or freed stays in its RSS while it extracts unless handed back: the language
-model of the filters (~80 MB, reloaded if the worker filters again), and heap pages glibc keeps
-after large frees (local workers run without Dask's MALLOC_TRIM_THRESHOLD_: flows/dask_runner.py).
+model of the filters (reloaded if the worker filters again), and heap pages glibc keeps after
+large frees (local workers run without Dask's MALLOC_TRIM_THRESHOLD_: flows/process.py).
 """
 from __future__ import annotations
 

@@ -1,13 +1,16 @@
 """Recipe configuration: one validated TOML file per recipe, overridable from the CLI."""
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import tomllib
 
-class ConfigError(ValueError):
+from common.errors import UserError
+
+
+class ConfigError(UserError, ValueError):
     """A recipe file that does not validate; the message names the file and the key."""
 
 
@@ -38,7 +41,7 @@ class FilterConfig:
     near_duplicate_threshold: float = 0.0  # Jaccard threshold for MinHash near duplicates; 0 = off
     minhash_permutations: int = 64
     shingle_words: int = 3
-    scrub_pii: bool = True  # PII -> placeholders with Presidio (filters/pii.py); author blanked. Off = none of:
+    scrub_pii: bool = True  # PII -> placeholders with Presidio (privacy/scrubber.py); author blanked. Off = none of:
     scrub_emails: bool = True  # [EMAIL]
     scrub_urls: bool = True  # [URL], any public suffix
     scrub_ips: bool = True  # [IP], v4 and v6

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+# Where a step hands each record it does not keep, with the reason (the quarantine writer).
+DropSink = Callable[[Any, str], None]
 
 
 @dataclass
@@ -31,6 +35,17 @@ class Funnel:
                 f"{stage}: funnel does not add up: read {self.read} != kept {self.kept} + "
                 f"dropped {self.dropped_total} + malformed {self.malformed}"
             )
+
+    def __add__(self, other: "Funnel") -> "Funnel":
+        dropped = Counter(self.dropped)
+        dropped.update(other.dropped)
+        return Funnel(self.read + other.read, self.kept + other.kept, dropped, self.malformed + other.malformed)
+
+    def __radd__(self, other: int) -> "Funnel":
+        """`sum(funnels)` starts from 0."""
+        if other != 0:
+            return NotImplemented
+        return Funnel(self.read, self.kept, Counter(self.dropped), self.malformed)
 
     def to_dict(self) -> dict[str, Any]:
         return {"read": self.read, "kept": self.kept, "dropped": dict(sorted(self.dropped.items())),

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import csv
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from schemas.csv_rows import rows_with_start_lines
+import tomllib
+
+from common.csv_rows import rows_with_start_lines
 
 DATA_DIR = Path(__file__).parent / "data"
 DIMS: tuple[str, ...] = (

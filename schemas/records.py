@@ -6,8 +6,9 @@ version re-derive labels without re-reading Reddit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field, fields, is_dataclass
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import pyarrow as pa
 
@@ -88,76 +89,58 @@ _DISCLOSURE_FIELDS = tuple(f.name for f in fields(Disclosure))
 _EXAMPLE_FIELDS = tuple(f.name for f in fields(Example))
 
 
-RAW_POSTS = pa.schema(
-    [
-        ("id", pa.string()),
-        ("text", pa.string()),
-        ("subreddit", pa.string()),
-        ("author", pa.string()),
-        ("created_utc", pa.int64()),
-        ("title", pa.string()),
-        ("selftext", pa.string()),
-        ("over_18", pa.bool_()),
-        ("score", pa.int64()),
-        ("distinguished", pa.string()),
-        ("stickied", pa.bool_()),
-        ("removed_by_category", pa.string()),
-        ("kind", pa.string()),
-        ("link_id", pa.string()),
-        ("source", pa.string()),
-        ("source_file", pa.string()),
-        ("source_line", pa.int64()),
-        ("retrieved_on", pa.int64()),
-        ("crosspost_parent", pa.string()),
-    ]
-)
+@dataclass(slots=True)
+class PostDisclosures:
+    """Every disclosure found in one post (before masking choices): the run's disclosures table."""
 
-DISCLOSURE_STRUCT = pa.struct(
-    [
-        ("start", pa.int64()),
-        ("end", pa.int64()),
-        ("surface", pa.string()),
-        ("label", pa.string()),
-        ("pattern", pa.string()),
-        ("rule", pa.string()),
-        ("negated", pa.bool_()),
-        ("acceptance", pa.float64()),
-    ]
-)
+    post_id: str
+    disclosures: list[Disclosure] = field(default_factory=list)
 
-DISCLOSURES = pa.schema(
-    [
-        ("post_id", pa.string()),
-        ("disclosures", pa.list_(DISCLOSURE_STRUCT)),
-    ]
-)
 
-EXAMPLES = pa.schema(
-    [
-        ("post_id", pa.string()),
-        ("segment_index", pa.int64()),
-        ("subreddit", pa.string()),
-        ("created_utc", pa.int64()),
-        ("text", pa.string()),
-        ("masked_text", pa.string()),
-        ("surfaces", pa.list_(pa.string())),
-        ("labels", pa.list_(pa.string())),
-        ("patterns", pa.list_(pa.string())),
-        ("n_masks", pa.int64()),
-    ]
-)
+@dataclass(slots=True)
+class QuarantineRow:
+    """A record that left a step: dropped with a reason, or malformed. `raw` is left out where the
+    text is stored elsewhere (quarantine_values)."""
 
-# Dropped/malformed records keep why they left, and where they came from.
-QUARANTINE = pa.schema(
-    [
-        ("stage", pa.string()),
-        ("reason", pa.string()),
-        ("post_id", pa.string()),
-        ("source_file", pa.string()),
-        ("source_line", pa.int64()),
-        ("raw", pa.string()),
-    ]
-)
+    stage: str
+    reason: str
+    post_id: str | None
+    source_file: str | None
+    source_line: int | None
+    raw: str | None
+
+
+_ARROW = {str: pa.string(), int: pa.int64(), bool: pa.bool_(), float: pa.float64()}
+
+
+def arrow_type(hint: Any) -> pa.DataType:
+    """The Arrow type of a record field's type hint: scalars, `X | None` (every column is nullable),
+    lists, and records (structs)."""
+    args = [a for a in get_args(hint) if a is not type(None)]
+    if get_origin(hint) in (Union, UnionType) and len(args) == 1:
+        return arrow_type(args[0])
+    if get_origin(hint) is list:
+        return pa.list_(arrow_type(args[0]))
+    if hint in _ARROW:
+        return _ARROW[hint]
+    if is_dataclass(hint):
+        return pa.struct(list(arrow_schema(hint)))
+    raise TypeError(f"no Arrow type for {hint!r}")
+
+
+def arrow_schema(cls: type, derived: dict[str, type] | None = None) -> pa.Schema:
+    """The table schema of a record type: its fields in order, then the `derived` columns a row adds
+    (e.g. Example.n_masks). The one place a record's columns are declared is its dataclass."""
+    hints = get_type_hints(cls)
+    columns = [(f.name, hints[f.name]) for f in fields(cls)] + list((derived or {}).items())
+    return pa.schema([pa.field(name, arrow_type(hint)) for name, hint in columns])
+
+
+RAW_POSTS = arrow_schema(RawPost)
+DISCLOSURE_STRUCT = arrow_type(Disclosure)
+DISCLOSURES = arrow_schema(PostDisclosures)
+EXAMPLES = arrow_schema(Example, derived={"n_masks": int})
+QUARANTINE = arrow_schema(QuarantineRow)
 
 
 @dataclass(slots=True)

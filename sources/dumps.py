@@ -22,6 +22,7 @@ from typing import BinaryIO
 import orjson
 import zstandard
 
+from common.errors import UserError
 from schemas.records import Malformed, RawPost
 from sources.reddit_json import STRING_FIELDS, NotAPost, post_from_json
 
@@ -30,7 +31,7 @@ CHUNK = 1 << 20
 RAW_PREVIEW = 2000
 
 
-class DumpError(RuntimeError):
+class DumpError(UserError, RuntimeError):
     """A dump that cannot be read to its end (corrupt or truncated); names file and position."""
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from common.errors import UserError
 from schemas.config import SourcesConfig
 
 SUBMISSION_FIELDS = ("id", "title", "selftext", "over_18", "score", "distinguished", "stickied",
@@ -32,7 +33,7 @@ class ScrapeError(RuntimeError):
     """The scrape cannot go on (no credentials, retries exhausted); the checkpoint keeps the progress."""
 
 
-class MissingCredentials(ScrapeError):
+class MissingCredentials(ScrapeError, UserError):
     """praw found no client id, secret or user agent; retrying will not help."""
 
 

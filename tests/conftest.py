@@ -43,7 +43,7 @@ def shared_reference() -> Path:
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One temporary server; its flow runs send no heartbeats, as under the CLI's temporary API
-    (flows/prefect_api.py): each would otherwise end up to 1 s late, waiting for the beat thread."""
+    (flows/process.py): each would otherwise end up to 1 s late, waiting for the beat thread."""
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
@@ -77,9 +77,9 @@ def demo_dump(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def demo_build(prefect_harness, demo_dump, tmp_path_factory) -> dict:
     """One real Prefect build of the demo corpus into a fresh warehouse, shared by e2e tests."""
-    from flows.build import build_flow
+    from tests.builds import build
 
     warehouse = tmp_path_factory.mktemp("warehouse")
-    result = build_flow([str(demo_dump)], str(warehouse), str(REPO / "configs" / "demo.toml"), workers=0)
+    result = build([str(demo_dump)], str(warehouse), str(REPO / "configs" / "demo.toml"), workers=0)
     result["warehouse"] = str(warehouse)
     return result

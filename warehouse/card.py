@@ -13,7 +13,6 @@ from typing import Any
 from warehouse.croissant import write_croissant
 from warehouse.pii_statement import pii_statement
 from warehouse.publish import Release
-from warehouse.review.stats import release_review
 from warehouse.stats import release_stats, size_category
 
 BEGIN, END = "<!-- express:card:begin -->", "<!-- express:card:end -->"
@@ -21,8 +20,9 @@ UNION_KEYS = ("task_categories", "language", "tags", "task_ids")
 USER_WINS = ("license", "license_name", "license_link", "pretty_name")
 
 
-def export_card(release: Release, out_dir: Path, url: str = "") -> dict[str, Path]:
-    """Write DIR/README.md, DIR/data/*.parquet and DIR/croissant.json for one release."""
+def export_card(release: Release, out_dir: Path, url: str = "", review: dict[str, Any] | None = None) -> dict[str, Path]:
+    """Write DIR/README.md, DIR/data/*.parquet and DIR/croissant.json for one release; `review`: its
+    hand-review figures (review.stats.release_review), None when nothing was reviewed."""
     from huggingface_hub import DatasetCard, DatasetCardData
 
     manifest = release.manifest()
@@ -57,7 +57,7 @@ def export_card(release: Release, out_dir: Path, url: str = "") -> dict[str, Pat
         old = DatasetCard.load(readme)
         old_data, old_text = old.data.to_dict(), old.text
     data = merge_metadata(old_data, generated)
-    body = _merge_body(old_text, _body(manifest, stats, data) + _review_section(release_review(release)))
+    body = _merge_body(old_text, _body(manifest, stats, data) + _review_section(review))
     card = DatasetCard.from_template(DatasetCardData(**data), template_str="---\n{{ card_data }}\n---\n\n" + body)
     card.save(readme)
     description = cfg.get("description") or f"EXPRESS-style emotion self-disclosure benchmark {manifest['dataset']}"

@@ -66,7 +66,7 @@ def _semver(version: str) -> str:
 
 
 def _sha256(path: Path) -> str:
-    from schemas.checksums import sha256_file
+    from common.checksums import sha256_file
 
     return sha256_file(path)
 

@@ -29,29 +29,10 @@ import pyarrow.parquet as pq
 from schemas.config import GateConfig
 from schemas.expectations import load_suites, pii_check
 from schemas.records import EXAMPLES, MASK
+from schemas.vocabulary import Vocabulary, default_vocabulary
 
 from warehouse import gx_adapter
 from warehouse.gate_pii import GatePii
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """The labels a release may use, and where they came from (recorded in the manifest)."""
-
-    name: str
-    version: str
-    labels: frozenset[str]
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version, "size": len(self.labels)}
-
-
-def default_vocabulary() -> Vocabulary:
-    """The canonical labels of the shipped emotion vocabulary (schemas/vocabulary)."""
-    from schemas.vocabulary import default_vocabulary as canonical_vocabulary
-
-    vocab = canonical_vocabulary()
-    return Vocabulary("express-vocabulary", vocab.version, frozenset(vocab.labels))
 
 
 @dataclass
@@ -101,8 +82,20 @@ def js_divergence(p: Counter[str], q: Counter[str]) -> float:
 DUCKDB_MIN_MB, DUCKDB_MAX_MB = 64, 512
 DUCKDB_BYTES_PER_ROW = 128  # an id row in the GROUP BY / join / sort tables (1M rows also pass in 64 MB)
 READ_ROWS = 256  # rows per Parquet read; chunks are assembled from these (or slices of them) until full
-_EXAMPLE_COLUMNS = ["post_id", "segment_index", "subreddit", "text", "masked_text", "labels", "n_masks"]
+_TEXTS = ("text", "masked_text")
 _LABEL_COLUMNS = ["post_id", "segment_index", "labels"]
+
+
+def checked_columns(suite: dict[str, Any]) -> list[str]:
+    """The release columns the gate reads for a suite of the `examples` table, in release order: the
+    ones its expectations name, its id columns, and those the computed facts come from (texts,
+    labels). A new release column is checked by naming it in the suite file; no code changes."""
+    named = {v for e in suite["expectations"] for k, v in e["kwargs"].items() if k in ("column", "column_A", "column_B")}
+    wanted = named | set(suite.get("id_columns", ())) | set(_TEXTS) | {"labels"}
+    return [c for c in EXAMPLES.names if c in wanted]
+
+
+_EXAMPLE_COLUMNS = checked_columns(next(s for s in load_suites() if s["table"] == "examples"))
 # Per split file, in file order: the cross-row facts of each row (ids only, spillable joins and sort).
 _ROW_FACTS = """
     SELECT i.n_rows_of_id, p.n_splits_of_post
@@ -243,7 +236,6 @@ class _Rows:
 
 # strings stay in Arrow buffers (no Python object per row)
 _STRINGS_IN_ARROW = {pa.string(): pd.ArrowDtype(pa.string()), pa.large_string(): pd.ArrowDtype(pa.large_string())}
-_TEXTS = ("text", "masked_text")
 
 
 def _checked_facts(t: pa.Table, facts: pa.Table, split: str, pii: GatePii | None) -> pa.Table:

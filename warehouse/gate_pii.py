@@ -1,4 +1,4 @@
-"""The gate's PII check: the scrubber's own detectors (filters/pii.py) over the released texts.
+"""The gate's PII check: the scrubber's own detectors (privacy/scrubber.py) over the released texts.
 
 The suite (schemas/expectations/examples.json) expects the computed columns pii_in_text and
 pii_in_masked_text to be null; here they are filled with what the detectors still find
@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from filters.pii import KINDS, KIND_OF, Found, Scrubber, cached_scrubber
+from privacy.scrubber import KIND_OF, KINDS, Found, Scrubber, cached_scrubber
 
 PRESCAN = pa.schema([("digest", pa.binary(16)), ("found", pa.string())])
 _DETECTORS_KEY = b"express.pii_detectors"
@@ -36,11 +36,11 @@ def text_digest(text: str) -> bytes:
 def detectors_id(scrubber: Scrubber) -> str:
     """What the structured findings depend on: the kinds, the detectors and their libraries, and
     the source of the modules that define them."""
-    import filters.pii
-    import filters.pii_recognizers
+    import privacy.recognizers
+    import privacy.scrubber
 
     h = hashlib.sha256(json.dumps(scrubber.describe(), sort_keys=True).encode())
-    for module in (filters.pii, filters.pii_recognizers):
+    for module in (privacy.scrubber, privacy.recognizers):
         h.update(Path(module.__file__).read_bytes())
     return h.hexdigest()
 

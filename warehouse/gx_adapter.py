@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from schemas.hidden_imports import hidden
+from common.hidden_imports import hidden
 
 
 def import_gx() -> Any:

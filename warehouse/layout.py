@@ -24,21 +24,70 @@ class Warehouse:
     def at(cls, path: str | Path | None = None) -> "Warehouse":
         return cls(resolve_warehouse(path))
 
+    @classmethod
+    def of_release(cls, release_dir: Path) -> "Warehouse":
+        """The warehouse that holds a release folder (<warehouse>/<dataset>/<version>)."""
+        return cls(Path(release_dir).resolve().parent.parent)
+
     @property
     def catalog(self) -> Path:
         return self.root / "catalog.duckdb"
 
+    @property
+    def runs(self) -> Path:
+        return self.root / "runs"
+
     def run_dir(self, run_id: str) -> Path:
-        return self.root / "runs" / run_id
+        return self.runs / run_id
+
+    def run(self, run_id: str) -> "RunPaths":
+        return RunPaths(self.run_dir(run_id))
 
     def quarantine_dir(self, run_id: str) -> Path:
         return self.root / "quarantine" / run_id
 
+    def inputs_dir(self, kind: str) -> Path:
+        """Inputs the project itself writes: `demo` (the demo corpus), `praw` (live pulls)."""
+        return self.root / "inputs" / kind
+
+    @property
+    def input_hashes(self) -> Path:
+        """sha256 of every input read, by (path, size, mtime), so a dump is hashed once."""
+        return self.root / "inputs" / "sha256.json"
+
+    @property
+    def evaluations(self) -> Path:
+        return self.root / "evaluations"
+
     def evaluation_dir(self, run_id: str) -> Path:
-        return self.root / "evaluations" / run_id
+        return self.evaluations / run_id
+
+    @property
+    def response_cache(self) -> Path:
+        """Cached chat-model answers, shared by every evaluation run."""
+        return self.root / "cache" / "responses"
+
+    @property
+    def reviews(self) -> Path:
+        return self.root / "reviews"
+
+    def reviews_dir(self, dataset: str) -> Path:
+        """A dataset's hand-review folder: its ledger and item registry (review/)."""
+        return self.reviews / dataset
+
+    def report_path(self, dataset: str, version: str) -> Path:
+        return self.root / "reports" / dataset / version / "report.html"
+
+    def card_dir(self, dataset: str, version: str) -> Path:
+        return self.root / "cards" / dataset / version
 
     def lock_path(self, dataset: str) -> Path:
+        """Held while a release of `dataset` is published."""
         return self.dataset_dir(dataset) / ".lock"
+
+    def rebuild_lock(self, dataset: str) -> Path:
+        """Held while `dataset` is rebuilt: a second rebuild would read the same parent."""
+        return self.dataset_dir(dataset) / ".rebuild.lock"
 
     @property
     def catalog_lock(self) -> Path:
@@ -82,3 +131,67 @@ class Warehouse:
             names = ", ".join(f"{p.parent.name}/{p.name}" for p in found)
             raise ValueError(f"release '{version}' is ambiguous in {self.root}: {names}; use DATASET/VERSION")
         return found[0]
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """One build run's folder, <warehouse>/runs/<run-id>/: what it read and how, its shards, and the
+    tables assembled from them (pipeline/ writes them; review/ reads the disclosures)."""
+
+    root: Path
+
+    @classmethod
+    def of_shard(cls, shard_dir: Path) -> "RunPaths":
+        """The run a shard folder belongs to (<run>/shards/<shard>)."""
+        return cls(Path(shard_dir).parent.parent)
+
+    @property
+    def run_file(self) -> Path:
+        return self.root / "run.json"  # inputs, shard size and recipe, written once
+
+    @property
+    def recipe(self) -> Path:
+        return self.root / "recipe.json"  # the recipe every step of the run reads
+
+    @property
+    def review(self) -> Path:
+        return self.root / "review.json"  # the review-ledger version the run applies
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "run.lock"
+
+    @property
+    def shards(self) -> Path:
+        return self.root / "shards"
+
+    @property
+    def examples(self) -> Path:
+        return self.root / "examples.parquet"
+
+    @property
+    def disclosures(self) -> Path:
+        return self.root / "disclosures.parquet"
+
+    @property
+    def unmapped(self) -> Path:
+        return self.root / "unmapped.json"
+
+    def funnel(self, step: str) -> Path:
+        return self.root / f"{step}_funnel.json"
+
+    @property
+    def manifest_extra(self) -> Path:
+        return self.root / "manifest-extra.json"  # manifest fields kept for a later publish
+
+    @property
+    def prescans(self) -> Path:
+        return self.root / "pii-prescan"  # the gate's PII scan of each shard, done while others extract
+
+    @property
+    def dedupe_spill(self) -> Path:
+        return self.root / "dedupe-spill"
+
+    def relabel_dir(self, k: int, shard_name: str) -> Path:
+        """Where a rebuild re-derives the labels of its parent's shard k."""
+        return self.root / "relabel" / f"{k:05d}-{shard_name}"

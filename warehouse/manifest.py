@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from common.versioning import code_version
 from schemas.config import Recipe
 from schemas.funnel import Funnel
 from schemas.lexicon import data_versions
-from schemas.versioning import code_version
 from schemas.vocabulary import vocabulary_version
 
 MANIFEST = "manifest.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.pii_kinds import KINDS, SWITCHES
+from privacy.kinds import KINDS, SWITCHES
 
 WHAT = {"email": "e-mail addresses [EMAIL]", "url": "URLs with any public-suffix domain [URL]",
         "ip": "IPv4/IPv6 addresses [IP]", "phone": "phone numbers in international and national formats [PHONE]",

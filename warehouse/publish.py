@@ -20,20 +20,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from common.checksums import sha256_file
+from common.errors import UserError
+from common.locking import file_lock
+from common.parquet import BATCH_ROWS, ParquetSink, system_allocator
+from privacy.kinds import enabled_kinds
 from schemas.config import Recipe
-from schemas.checksums import sha256_file
-from schemas.pii_kinds import enabled_kinds
 from schemas.records import EXAMPLES
-
 from warehouse.catalog import register_release
 from warehouse.layout import Warehouse
-from warehouse.locking import file_lock
 from warehouse.manifest import release_fields, write_manifest
-from warehouse.parquet import BATCH_ROWS, ParquetSink, system_allocator
 from warehouse.splits import SPLITS, split_for, splits_for_config
 
 
-class PublishError(RuntimeError):
+class PublishError(UserError, RuntimeError):
     """Nothing was published; the message says why."""
 
 
@@ -50,6 +50,10 @@ class Release:
     dataset: str
     version: str
     path: Path
+
+    @property
+    def release_id(self) -> str:
+        return f"{self.dataset}/{self.version}"
 
     @property
     def manifest_path(self) -> Path:
@@ -181,7 +185,7 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
 
 
 def _describe_vocabulary(vocabulary: Any) -> dict[str, Any]:
-    from warehouse.gate import default_vocabulary
+    from schemas.vocabulary import default_vocabulary
 
     return (vocabulary or default_vocabulary()).describe()
 

@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.lexicon import DIMS, Decomposition, default_decomposition
-
 from warehouse.publish import Release
-from warehouse.review.stats import release_review
 from warehouse.stats import ReleaseStats, release_stats
 
 SECTIONS = ("funnel", "labels", "plutchik", "masks", "lengths", "subreddits", "gate")
@@ -86,8 +84,10 @@ def dimension_shares(labels: Counter[str], dec: Decomposition) -> dict[str, floa
     return out
 
 
-def render_report(release: Release, out: Path, docs_link: str | None = None) -> Path:
-    """Write the report HTML to `out` and return it."""
+def render_report(release: Release, out: Path, docs_link: str | None = None,
+                  review: dict[str, Any] | None = None) -> Path:
+    """Write the report HTML to `out` and return it; `review`: the release's hand-review figures
+    (review.stats.release_review), None when nothing was reviewed."""
     m = release.manifest()
     stats = release_stats(release.split_files())
     parts = [f"<h1>Data-quality report: {html.escape(m['dataset'])} {html.escape(m['version'])}</h1>",
@@ -113,7 +113,7 @@ def render_report(release: Release, out: Path, docs_link: str | None = None) -> 
               _bar([s for s, _ in subs[:40]], [n for _, n in subs[:40]], "examples per subreddit (top 40)", True),
               _table(["subreddit", "examples"], [[s, n] for s, n in subs])]
     parts += _gate(m, docs_link)
-    parts += review_section(release_review(release))
+    parts += review_section(review)
     page = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{html.escape(m['dataset'])} "
             f"{html.escape(m['version'])} report</title><style>{CSS}</style></head><body>{''.join(parts)}</body></html>")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -188,10 +188,6 @@ def review_section(review: dict[str, Any] | None) -> list[str]:
     if ag and ag.get("fleiss_kappa") is not None:
         out.append(f"<p>Fleiss' kappa {ag['fleiss_kappa']:.3f} on {ag['fleiss_items']} items all reviewers rated.</p>")
     return out
-
-
-def default_report_path(warehouse_root: Path, release: Release) -> Path:
-    return warehouse_root / "reports" / release.dataset / release.version / "report.html"
 
 
 def docs_link_for(release: Release, report: Path) -> str | None:

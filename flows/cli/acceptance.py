@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from common.errors import USER_ERROR
+
 DEFAULT_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
 
 
@@ -23,7 +25,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise FileExistsError(f"{out_dir / f'{version}.json'} exists: give a new --version (or --force)")
     except (tr.TrainingDataError, FileNotFoundError, FileExistsError) as exc:
         print(f"express train-acceptance: {exc}", file=sys.stderr)
-        return 2
+        return USER_ERROR
     extractor = DisclosureExtractor(acceptance=OFF)  # the rules alone: every hit is a candidate
     ts = tr.labelled_hits(rows, extractor, sha, str(args.dev))
     ts.extra.extend(extra)

@@ -5,12 +5,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from flows.cli import prefect_env
-
-if TYPE_CHECKING:
-    from schemas.config import Recipe
+from flows import process
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -25,35 +21,36 @@ DEMO_PREDICTORS = ("most-frequent", "context-lexicon", "tfidf-logreg")
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The whole pipeline on the offline demo corpus: build, evaluate baselines, report, card."""
+    from pipeline.plan import plan_build
     from sources.demo import DemoSpec, write_demo_dump
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
-    workdir = Path(args.workdir) if args.workdir else wh.root / "inputs" / "demo"
+    workdir = Path(args.workdir) if args.workdir else wh.inputs_dir("demo")
     dump = write_demo_dump(workdir, DemoSpec(posts=args.posts))
     print(f"demo corpus: {dump}")
-    prefect_env.configure(temporary_api=True)
+    plan = plan_build(wh.root, [str(dump)], str(DEMO_CONFIG), workers=0)
+    process.configure(temporary_api=True)
     from evaluation.runs import format_table, leaderboard
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
     from flows.release_flows import card_flow, report_flow
 
-    built = build_flow([str(dump)], str(wh.root), str(DEMO_CONFIG), workers=0)
-    rel = built["release"]
-    release_id = f"{rel['dataset']}/{rel['version']}"
-    manifest = json.loads(Path(rel["manifest"]).read_text())
+    rel = build_flow(plan).release
+    release_id = rel.release_id
+    manifest = json.loads(Path(rel.manifest).read_text())
     runs = {}
     for name in DEMO_PREDICTORS:
         print(f"[evaluate] {name} on {release_id} test")
         runs[name] = evaluate_flow(str(wh.root), release_id, "test", name, bootstrap=200)
     report = report_flow(str(wh.root), release_id)
-    card = card_flow(str(wh.root), release_id, str(wh.root / "cards" / rel["dataset"] / rel["version"]))
+    card = card_flow(str(wh.root), release_id, str(wh.card_dir(rel.dataset, rel.version)))
     f = manifest["funnel"]
     print("\n== express demo ==")
     print(f"funnel:   read {f['read']} = kept {f['kept']} + dropped {sum(f['dropped'].values())} "
           f"+ malformed {f['malformed']}")
     print(f"dropped:  {json.dumps(f['dropped'])}")
-    print(f"release:  {rel['path']}  rows {json.dumps(manifest['rows'])}")
+    print(f"release:  {rel.path}  rows {json.dumps(manifest['rows'])}")
     print(f"gate:     {'passed' if manifest.get('gate', {}).get('success', True) else 'FAILED'}")
     print(f"report:   {report}")
     print(f"card:     {card['readme']}")
@@ -63,81 +60,58 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_inputs(args: argparse.Namespace) -> tuple[list[str], str | None, str | None, Recipe]:
-    """(inputs, recipe path, run id, recipe) of a build, checked before any flow starts: `--resume ID`
-    takes the run's recorded inputs and saved recipe; otherwise the recipe must load and every input
-    exist."""
-    from pipeline.run import check_inputs, expand_inputs, load_any_recipe, run_facts
-    from warehouse.layout import Warehouse
+def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = False):  # -> BuildPlan
+    """The build the command line asks for, checked before any flow starts (pipeline/plan.py)."""
+    from pipeline.plan import plan_build
 
-    if args.resume:
-        facts = run_facts(Warehouse.at(args.warehouse), args.resume)
-        args.shard_lines = args.shard_lines or facts["shard_lines"]
-        run_dir = Warehouse.at(args.warehouse).run_dir(args.resume)
-        inputs, config, run_id = facts["inputs"], str(run_dir / "recipe.json"), args.resume
-    else:
-        inputs, config, run_id = [str(Path(p)) for p in args.input or []], args.config, args.run_id
-    recipe = load_any_recipe(config)
-    check_inputs(inputs)
-    files = expand_inputs(inputs)
-    if not files and not args.praw_query and recipe.sources.kind != "praw":
-        raise ValueError(f"no input{' dump in ' + ', '.join(inputs) if inputs else ''}: give --input FILE (or a "
-                         "folder of dumps), --praw-query TERM, or a recipe with [sources] kind = \"praw\"")
-    return files, config, run_id, recipe
-
-
-def _warm_gate() -> None:
-    """The gate's imports, started while the temporary API starts (this process idles then; later
-    they would take CPU from the workers)."""
-    from flows.build import warm_gate_imports
-
-    warm_gate_imports()
+    return plan_build(args.warehouse, args.input or [], args.config, args.shard_lines, getattr(args, "run_id", None),
+                      getattr(args, "resume", None), args.workers, args.dask_address,
+                      getattr(args, "praw_query", None) or (), scrape=scrape, watch=watch)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     """The one build: sharded and resumable; in this process for small inputs, else on Dask."""
-    inputs, config, run_id, recipe = build_inputs(args)
-    prefect_env.configure(temporary_api=not args.dask_address,
-                          while_starting=_warm_gate if recipe.gate.enabled else None)
+    plan = build_plan(args)
+    process.configure(temporary_api=not plan.dask_address,
+                      while_starting=process.warm_gate_imports if plan.recipe.gate.enabled else None)
     from flows.build import build_flow
-    from pipeline.run import default_workers
-    from warehouse.layout import Warehouse
 
-    workers = args.workers
-    if workers is None and not args.dask_address:
-        workers = default_workers(inputs, recipe)
-    built = build_flow(inputs, str(Warehouse.at(args.warehouse).root), config, args.shard_lines, run_id,
-                       workers=workers, dask_address=args.dask_address, praw_terms=args.praw_query or None)
-    print(built["release"]["manifest"])
+    print(build_flow(plan).release.manifest)
     return 0
 
 
-def build_arguments(p: argparse.ArgumentParser) -> None:
-    """The build's options, shared by `build` and its deprecated alias `build-sharded`."""
-    p.add_argument("--input", action="append", help="dump file (.zst, .jsonl, .ndjson); repeatable")
+def build_arguments(p: argparse.ArgumentParser, rebuild: bool = False) -> None:
+    """The options of `build` and (`rebuild`) of `rebuild`."""
+    if rebuild:
+        p.add_argument("--input", action="append",
+                       help="dump file or folder of dumps; files already in the latest release are not re-read")
+    else:
+        p.add_argument("--input", action="append", help="dump file (.zst, .jsonl, .ndjson) or folder; repeatable")
     p.add_argument("--config", help="recipe TOML (default: built-in defaults)")
-    p.add_argument("--praw-query", action="append", metavar="TERM",
-                   help="pull Reddit search results for TERM with praw (repeatable; overrides [sources] terms)")
+    if rebuild:
+        p.add_argument("--scrape", action="store_true",
+                       help="also pull live results newer than the stored checkpoint with praw, as [sources] asks "
+                            "(always on when [sources] kind = \"praw\")")
+    else:
+        p.add_argument("--praw-query", action="append", metavar="TERM",
+                       help="pull Reddit search results for TERM with praw (repeatable; overrides [sources] terms)")
     p.add_argument("--workers", type=int, default=None,
                    help="local Dask worker processes (default: 0 = this process for inputs under "
                         "[orchestrate] in_process_below_mb, else [orchestrate] workers)")
     p.add_argument("--dask-address", help="use an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--shard-lines", type=int, default=None,
                    help="raw lines per shard (default: [orchestrate] shard_lines); memory is bounded by it")
-    p.add_argument("--run-id", help="run id (default: derived from inputs, recipe, shard size, code version)")
-    p.add_argument("--resume", metavar="RUN_ID", help="resume a run by id with its recorded inputs and recipe")
+    if not rebuild:
+        p.add_argument("--run-id", help="run id (default: derived from inputs, recipe, shard size, code version)")
+        p.add_argument("--resume", metavar="RUN_ID", help="resume a run by id with its recorded inputs and recipe")
     warehouse_arg(p)
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    from extractors.jsonl import InputError, extract_jsonl
+    from extractors.jsonl import extract_jsonl
 
-    try:
-        n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated, workers=args.workers,
-                          forms=args.forms, acceptance=args.acceptance)
-    except (InputError, FileNotFoundError) as exc:
-        print(f"express extract: {exc}", file=sys.stderr)
-        return 2
+    n = extract_jsonl(args.input, args.output, keep_negated=args.keep_negated, workers=args.workers,
+                      forms=args.forms, acceptance=args.acceptance)
     print(f"wrote {n} lines to {args.output}", file=sys.stderr)
     return 0
 

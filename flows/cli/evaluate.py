@@ -11,7 +11,7 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from flows.cli import prefect_env
+from flows import process
 from flows.cli.core import warehouse_arg
 
 # flag name -> PredictorOptions field, for the options a user can set per run
@@ -91,7 +91,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_choice(run["predictor"], [run["setting"]], options)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
-    prefect_env.configure(temporary_api=True)
+    process.configure(temporary_api=True)
     from flows.evaluate import evaluate_flow
 
     try:
@@ -121,7 +121,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                              f"do not change it (use `express evaluate`)")
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
-    prefect_env.configure(temporary_api=True)
+    process.configure(temporary_api=True)
     from flows.evaluate import sweep_flow
 
     try:

@@ -3,23 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
 from flows.cli.core import warehouse_arg
-
-
-def _releases(args: argparse.Namespace, command: str, *versions: str) -> list | None:
-    """The named releases of --warehouse, or None after printing why they cannot be found."""
-    from warehouse.layout import Warehouse
-    from warehouse.publish import Release
-
-    wh = Warehouse.at(args.warehouse)
-    try:
-        return [Release.find(wh, v) for v in versions]
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"express {command}: {exc}", file=sys.stderr)
-        return None
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
@@ -38,36 +23,28 @@ def cmd_releases(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from warehouse.diff import diff_releases, format_diff
+    from warehouse.layout import Warehouse
+    from warehouse.publish import Release
 
-    found = _releases(args, "diff", args.a, args.b)
-    if found is None:
-        return 2
-    d = diff_releases(found[0], found[1], args.top)
+    wh = Warehouse.at(args.warehouse)
+    d = diff_releases(Release.find(wh, args.a), Release.find(wh, args.b), args.top)
     print(json.dumps(d, indent=2) if args.json else format_diff(d))
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from pipeline.release_docs import write_report
     from warehouse.layout import Warehouse
-    from warehouse.report import default_report_path, docs_link_for, render_report
 
-    found = _releases(args, "report", args.release)
-    if found is None:
-        return 2
-    rel = found[0]
-    out = Path(args.out) if args.out else default_report_path(Warehouse.at(args.warehouse).root, rel)
-    print(render_report(rel, out, docs_link_for(rel, out)))
+    print(write_report(Warehouse.at(args.warehouse), args.release, args.out))
     return 0
 
 
 def cmd_card(args: argparse.Namespace) -> int:
-    from warehouse.card import export_card
+    from pipeline.release_docs import write_card
+    from warehouse.layout import Warehouse
 
-    found = _releases(args, "card", args.release)
-    if found is None:
-        return 2
-    written = export_card(found[0], Path(args.out), url=args.url or "")
-    print(written["readme"])
+    print(write_card(Warehouse.at(args.warehouse), args.release, args.out, args.url or "")["readme"])
     return 0
 
 

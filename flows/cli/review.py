@@ -1,4 +1,4 @@
-"""`express review export|serve|import|stats|features`: hand review of masks (warehouse/review/)."""
+"""`express review export|serve|import|stats|features`: hand review of masks (review/)."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from common.errors import USER_ERROR
 from flows.cli.core import warehouse_arg
 
 
@@ -23,8 +24,8 @@ def _release(args: argparse.Namespace, command: str):
 
 def _queue(args: argparse.Namespace, command: str):
     """The release's items, sampled as asked, registered so their decisions can be imported."""
-    from warehouse.review.items import release_items, select_items
-    from warehouse.review.registry import register_items
+    from review.items import release_items, select_items
+    from review.registry import register_items
 
     wh, rel = _release(args, command)
     if rel is None:
@@ -46,12 +47,12 @@ def _queue(args: argparse.Namespace, command: str):
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from warehouse.review.labelstudio import labeling_config, task
-    from warehouse.review.ledger import write_atomic
+    from review.labelstudio import labeling_config, task
+    from review.ledger import write_atomic
 
     got = _queue(args, "export")
     if got is None:
-        return 2
+        return USER_ERROR
     _, rel, found, items = got
     out = Path(args.out)
     if args.format == "label-studio":
@@ -71,12 +72,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from urllib.parse import quote
 
-    from warehouse.review.app import serve
-    from warehouse.review.session import ReviewSession
+    from review.app import serve
+    from review.session import ReviewSession
 
     got = _queue(args, "serve")
     if got is None:
-        return 2
+        return USER_ERROR
     wh, rel, _, items = got
     session = ReviewSession(wh.root, rel.dataset, f"{rel.dataset}/{rel.version}", items)
     url = f"http://127.0.0.1:{args.port}/" + (f"?reviewer={quote(args.reviewer)}" if args.reviewer else "")
@@ -86,16 +87,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from review.imports import ReviewInputError, import_decisions
+    from review.ledger import LedgerError
     from warehouse.layout import Warehouse
-    from warehouse.review.imports import ReviewInputError, import_decisions
-    from warehouse.review.ledger import LedgerError
 
     wh = Warehouse.at(args.warehouse)
     try:
         result = import_decisions(args.file, wh.root, args.reviewer, args.dataset)
     except (ReviewInputError, LedgerError) as exc:
         print(f"express review import: nothing imported: {exc}", file=sys.stderr)
-        return 2
+        return USER_ERROR
     versions = ", ".join(f"{d} v{v}" for d, v in (result.versions or {}).items())
     extra = (f"; {result.cancelled} cancelled annotations and {result.unannotated} unannotated tasks left out"
              if result.format == "label-studio" else "")
@@ -104,12 +105,12 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from warehouse.review.stats import format_stats, review_stats
+    from review.stats import format_stats, review_stats
 
     if args.release:
         wh, rel = _release(args, "stats")
         if rel is None:
-            return 2
+            return USER_ERROR
     else:
         from warehouse.layout import Warehouse
 
@@ -125,17 +126,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_features(args: argparse.Namespace) -> int:
-    from pipeline.review_features import review_feature_rows
-    from warehouse.review.ledger import write_atomic
+    from review.features import review_feature_rows
+    from review.ledger import write_atomic
 
     wh, rel = _release(args, "features")
     if rel is None:
-        return 2
+        return USER_ERROR
     found = review_feature_rows(rel, wh.root)
     if not found.decided:
         print(f"express review features: no review decisions on the masks of {rel.dataset}/{rel.version}"
               f"{f' ({found.elsewhere} are on other releases)' if found.elsewhere else ''}", file=sys.stderr)
-        return 2
+        return USER_ERROR
     out = Path(args.out)
     write_atomic(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in found.rows).encode("utf-8"))
     print(f"{found.summary()} -> {out}")

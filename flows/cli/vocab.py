@@ -7,6 +7,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from common.errors import USER_ERROR
+
 
 def cmd_vocab(args: argparse.Namespace) -> int:
     from schemas.vocabulary import Vocabulary, VocabularyError
@@ -15,7 +17,7 @@ def cmd_vocab(args: argparse.Namespace) -> int:
         vocab = Vocabulary.load(args.file)
     except (VocabularyError, FileNotFoundError) as exc:
         print(f"express vocab: {exc}", file=sys.stderr)
-        return 2
+        return USER_ERROR
     entries = list(vocab.entries.values())
     excluded = sorted((e for e in entries if e.excluded), key=lambda e: e.surface)
     kinds = Counter(e.kind for e in entries if not e.excluded)
@@ -39,7 +41,7 @@ def cmd_vocab(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from schemas.checksums import sha256_file
+    from common.checksums import sha256_file
     from schemas.vocabulary import VocabularyError, declared_version, default_path
     from schemas.vocabulary.check import check_file
 
@@ -49,7 +51,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         problems = check_file(file)
     except (VocabularyError, FileNotFoundError) as exc:
         print(f"express vocab check: {exc}", file=sys.stderr)
-        return 2
+        return USER_ERROR
     lines = [p.format(file) for p in problems]
     if given is None and sha256_file(file) != declared_version()["sha256"]:
         lines.append(f"{file}: sha256 differs from version.toml; give the changed file a new version")
@@ -57,7 +59,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(line)
     if lines:
         print(f"express vocab check: {len(lines)} problem(s) in {file}", file=sys.stderr)
-        return 1
+        return USER_ERROR
     print(f"ok: {file}", file=sys.stderr)
     return 0
 
@@ -75,7 +77,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         pairs = [(g, parse_answer(o)) for g, o in read_predictions(args.predictions, args.labels_field, args.output_field)]
     except (VocabularyError, ValueError, FileNotFoundError) as exc:
         print(f"express vocab score: {exc}", file=sys.stderr)
-        return 2
+        return USER_ERROR
     surface = express_scores(pairs, default_decomposition())
     print(json.dumps({"AccL": surface["AccL"], **canonical_scores(pairs, vocab)}))
     return 0

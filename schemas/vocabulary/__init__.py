@@ -8,13 +8,16 @@ the vocabulary gets the decomposition's own vector, else the all-zero vector, as
 from __future__ import annotations
 
 import csv
-import tomllib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from schemas.checksums import sha256_file
+import tomllib
+
+from common.checksums import sha256_file
 from schemas.lexicon import ZERO, Decomposition, Vector, default_decomposition
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -83,10 +86,12 @@ def read_entries(path: str | Path) -> list[Entry]:
 
 
 class Vocabulary:
-    """Surface word -> canonical label, kind, exclusion and 10-dim vector."""
+    """Surface word -> canonical label, kind, exclusion and 10-dim vector. Its canonical labels are
+    also the labels a release may use (the quality gate checks them)."""
 
     def __init__(self, entries: list[Entry], decomposition: Decomposition | None, version: str, sha256: str,
-                 path: Path | None = None):
+                 path: Path | None = None, name: str = "express-vocabulary"):
+        self.name = name
         self.entries = {e.surface: e for e in entries}  # a duplicated surface: the last row wins; check() reports it
         self._decomposition = decomposition
         self.version = version
@@ -108,6 +113,16 @@ class Vocabulary:
             return cls(read_entries(file), dec, declared["version"], sha256_file(file), file)
         file = Path(path)
         return cls(read_entries(file), dec, "unversioned", sha256_file(file), file)
+
+    @classmethod
+    def from_labels(cls, name: str, version: str, labels: Iterable[str]) -> "Vocabulary":
+        """A vocabulary of bare labels (each its own only form), e.g. to gate a release against."""
+        entries = [Entry(normalize(w), normalize(w), "label", False, "", 0) for w in labels]
+        return cls(entries, None, version, "", name=name)
+
+    def describe(self) -> dict[str, Any]:
+        """What a manifest records of the vocabulary a release was checked against."""
+        return {"name": self.name, "version": self.version, "size": len(self.labels)}
 
     @property
     def decomposition(self) -> Decomposition:

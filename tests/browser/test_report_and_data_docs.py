@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from flows.cli import main
+from review.ledger import Ledger
 from tests.review.helpers import copy_demo
-from warehouse.review.ledger import Ledger
 
 
 @pytest.fixture

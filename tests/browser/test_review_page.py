@@ -11,11 +11,11 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from common.parquet import iter_rows
 from flows.cli import main
+from review.apply import ReviewIndex, apply_decisions
+from review.ledger import Ledger
 from tests.review.helpers import copy_demo
-from warehouse.parquet import iter_rows
-from warehouse.review.apply import ReviewIndex, apply_decisions
-from warehouse.review.ledger import Ledger
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = ["--sample", "6", "--seed", "1"]

@@ -50,10 +50,10 @@ def tiny_examples(posts: int = 48) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def tiny_release(tmp_path_factory) -> dict:
+    from common.parquet import ParquetSink
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
-    from warehouse.parquet import ParquetSink
     from warehouse.publish import publish_release
 
     root = tmp_path_factory.mktemp("tiny-warehouse")

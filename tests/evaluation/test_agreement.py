@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from common.agreement import cohen_kappa
 from evaluation.agreement import agreement, read_ratings
-from schemas.agreement import cohen_kappa
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from common.parquet import iter_rows
 from evaluation.chat import ChatConfigError
 from evaluation.predictors import PredictorOptions
 from evaluation.run import evaluate_release, read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
-from warehouse.parquet import iter_rows
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 

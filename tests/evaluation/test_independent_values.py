@@ -63,10 +63,10 @@ def _relabelled(rows: list[dict], every: int, word: str) -> list[dict]:
 
 
 def _publish(root: Path, rows: list[dict], gate: bool):
+    from common.parquet import ParquetSink
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
-    from warehouse.parquet import ParquetSink
     from warehouse.publish import publish_release
 
     path = root / f"examples-{len(list(root.glob('examples-*')))}.parquet"

@@ -6,16 +6,23 @@ import random
 import pyarrow as pa
 import pytest
 
+from common.checksums import sha256_file
 from extractors import acceptance_training as tr
-from extractors.acceptance import (FEATURE_SET, NOT_ACCEPTED, AcceptanceModel, declared_model, describe,
-                                   load_model, resolve)
+from extractors.acceptance import (
+    FEATURE_SET,
+    NOT_ACCEPTED,
+    AcceptanceModel,
+    declared_model,
+    describe,
+    load_model,
+    resolve,
+)
 from extractors.disclosures import DisclosureExtractor
 from extractors.examples import build_examples
 from extractors.jsonl import extract_jsonl
 from flows.cli import main as cli
 from schemas.config import ConfigError, ExtractConfig, recipe_from_dict
 from schemas.funnel import Funnel
-from schemas.checksums import sha256_file
 from schemas.records import DISCLOSURES, RawPost
 
 FILLER = ("We moved to a new city last spring and the first months were a blur of boxes and paperwork. "

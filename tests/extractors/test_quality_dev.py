@@ -14,11 +14,11 @@ import json
 
 import pytest
 
+from common.checksums import sha256_file
 from extractors.acceptance import load_model
 from extractors.acceptance_training import cross_fold, labelled_hits, read_dev, train
 from extractors.disclosures import DisclosureExtractor
 from extractors.quality import fold_of, score_folds, score_reachable, score_spans
-from schemas.checksums import sha256_file
 
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.97

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from common.parquet import ParquetSink
 from filters.duplicate_index import KEYS, repeated_rows
 from filters.near_duplicates import NearDuplicateFilter
 from filters.near_index import NearIndex, write_bands
 from filters.reddit import ExactDuplicateFilter
 from schemas.records import RawPost
-from warehouse.parquet import ParquetSink
 
 WORDS = [f"w{i}" for i in range(400)]
 

@@ -4,9 +4,9 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
-from filters.pii import KINDS, Scrubber, cached_scrubber, scrub, scrub_post
-from schemas.pii_kinds import enabled_kinds
-from filters.pii_recognizers import _digit_runs
+from privacy.kinds import enabled_kinds
+from privacy.recognizers import _digit_runs
+from privacy.scrubber import KINDS, Scrubber, cached_scrubber, scrub, scrub_post
 from schemas.config import FilterConfig
 from schemas.lexicon import lexicon_terms
 from schemas.records import RawPost
@@ -156,7 +156,7 @@ def refuse(*a, **k):
     raise OSError("network used")
 socket.socket.connect = refuse
 socket.create_connection = refuse
-from filters.pii import Scrubber
+from privacy.scrubber import Scrubber
 s = Scrubber()
 out = s.scrub("Mail jane@example.ca, see blog.example.app/post, ask Mike Smith.")
 assert out == "Mail [EMAIL], see [URL], ask [NAME].", out
@@ -173,7 +173,7 @@ def test_scrubbed_text_is_a_fixed_point_of_the_scrubber():
     gate scans the scrubbed text: scrub_posts settles (scrubs again what changed) so that scanning
     its output finds nothing more. This synthetic post (found by a 25,000-post build the gate
     refused) keeps "Lucinda" after one pass, not after settling."""
-    from filters.pii import KINDS, Scrubber
+    from privacy.scrubber import KINDS, Scrubber
     from sources.synthetic import SyntheticSpec, synthetic_posts
 
     post = next(p for p in synthetic_posts(SyntheticSpec(posts=25_000, seed=8, month="2031-01"))
@@ -189,8 +189,8 @@ def test_scrubbed_text_is_a_fixed_point_of_the_scrubber():
 
 def test_name_cues_skip_frequent_words_but_keep_first_names_and_words_after_titles():
     """Capitalized frequent English words are no reason to run NER; census first names, rare
-    words and any word after a title are (filters/pii_names.py)."""
-    from filters.pii_names import name_cues
+    words and any word after a title are (privacy/names.py)."""
+    from privacy.names import name_cues
 
     text = ("Unfortunately Facebook in Chicago was down. Chris and Sunniva met Lieutenant Brown, "
             "Mrs. Smith and Dr. Young at Kaladin's.")
@@ -200,7 +200,7 @@ def test_name_cues_skip_frequent_words_but_keep_first_names_and_words_after_titl
 def test_candidate_pieces_are_the_words_around_each_cue_within_its_sentence():
     """NER reads two words before and three after each cue, merged when they touch, cut at the
     sentence and the line; a title ending the line before still makes the next word a cue."""
-    from filters.pii_names import candidate_sentences
+    from privacy.names import candidate_sentences
 
     table = {
         "So yesterday at the lake house my cousin and I finally talked to Rafferty about the long trip we had "
@@ -219,7 +219,7 @@ def test_candidate_pieces_are_the_words_around_each_cue_within_its_sentence():
 def test_line_memo_is_keyed_by_the_line_and_what_precedes_it(monkeypatch):
     """A memo of line pieces gives what a fresh scan gives: the same line after a title is a
     different line; a second scan of a text with one line changed scans only that line."""
-    from filters import pii_names
+    from privacy import names as pii_names
 
     memo: dict = {}
     assert pii_names.candidate_sentences("We saw Mr.\nBrown at noon.", memo=memo) == [(11, "Brown at noon.")]
@@ -239,13 +239,13 @@ def test_line_memo_is_keyed_by_the_line_and_what_precedes_it(monkeypatch):
 
 
 def test_the_kinds_a_recipe_names_are_the_kinds_the_detectors_find():
-    """schemas/pii_kinds.py (what the gate and the card read) lists the scrubber's kinds, in its
+    """privacy/kinds.py (what the gate and the card read) lists the scrubber's kinds, in its
     order, and each switch is a [filters] field."""
     from dataclasses import fields
 
-    from filters.pii_recognizers import STRUCTURED_KINDS
+    from privacy.kinds import SWITCHES
+    from privacy.recognizers import STRUCTURED_KINDS
     from schemas.config import FilterConfig
-    from schemas.pii_kinds import SWITCHES
 
     assert KINDS == (*STRUCTURED_KINDS, "name")
     assert set(SWITCHES) == set(KINDS)

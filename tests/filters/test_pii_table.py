@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from filters.pii import KINDS, cached_scrubber
+from privacy.scrubber import KINDS, cached_scrubber
 
 TABLE = Path(__file__).parent / "data" / "pii_table.tsv"
 
@@ -77,7 +77,7 @@ def test_table_recall_is_complete_for_structured_kinds_and_names_and_traps_survi
 
 @pytest.mark.parametrize("off", KINDS)
 def test_a_kind_switched_off_is_left_in_the_text(off):
-    from filters.pii import Scrubber
+    from privacy.scrubber import Scrubber
 
     rows = [(t, p) for t, p, _ in load_table() if any(k == off for k, _ in p)][:4]
     scrubber = Scrubber([k for k in KINDS if k not in (off, "name")])  # without NER: cheap to build

@@ -93,7 +93,7 @@ def test_a_failed_gate_prints_its_failed_checks_briefly_and_publishes_nothing(pr
     ["extract", "--input", "{f}", "--output", "{out}"],
 ])
 def test_a_jsonl_line_that_is_not_an_object_names_the_file_and_line(tmp_path, command):
-    """One reader (schemas.jsonl) for every JSONL input: a blank line is skipped but counted."""
+    """One reader (common.jsonl) for every JSONL input: a blank line is skipped but counted."""
     f = tmp_path / "in.jsonl"
     f.write_text(json.dumps({"id": "1", "text": "I feel sad", "label": "sad", "labels": ["sad"], "output": "sad"})
                  + "\n\n[1, 2]\n")
@@ -106,10 +106,12 @@ def test_a_jsonl_line_that_is_not_an_object_names_the_file_and_line(tmp_path, co
 def test_split_and_publish_retry_what_may_clear_but_not_a_damaged_dump_or_a_refused_release(tmp_path):
     from prefect.states import Failed
 
-    from flows.build import _retry_unless_it_cannot_heal, publish_task, split_task
+    from flows.build import _retry_unless_it_cannot_heal, publish_task, step_task
+    from pipeline.split import SplitStep
     from sources.dumps import DumpError
     from warehouse.publish import GateFailed, PublishError
 
+    split_task = step_task(SplitStep)
     for step in (split_task, publish_task):
         assert step.retries == 2 and step.retry_condition_fn is _retry_unless_it_cannot_heal
     retry = lambda exc: _retry_unless_it_cannot_heal(split_task, None, Failed(data=exc))

@@ -1,4 +1,4 @@
-"""The console script's quick exit (flows.cli.skip_exit_collection) keeps what a normal exit does:
+"""The console script's quick exit (flows.process.skip_exit_collection) keeps what a normal exit does:
 the exit code, every line of output, and the exit handlers (e.g. the temporary Prefect API's stop)."""
 import os
 import subprocess

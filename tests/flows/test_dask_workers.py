@@ -1,5 +1,5 @@
 """The local Dask workers the sharded build starts run with our settings, not Dask's defaults that
-slow extraction down (see flows/dask_runner.py::LOCAL_WORKER_CONFIG)."""
+slow extraction down (see flows/process.py::LOCAL_WORKER_CONFIG)."""
 import os
 
 from tests.fresh_python import fresh_python

@@ -4,7 +4,7 @@ from tests.fresh_python import fresh_python
 
 
 def test_warming_the_gate_twice_starts_one_thread_that_imports_great_expectations():
-    code = ("import sys, threading, flows.build as b\n"
+    code = ("import sys, threading, flows.process as b\n"
             "first, again = b.warm_gate_imports(), b.warm_gate_imports()\n"
             "names = [t.name for t in threading.enumerate() if t.name == 'warm-gx-import']\n"
             "first.join(300)\n"

@@ -39,7 +39,7 @@ def _post(i: int, pii: str) -> dict:
 
 
 def test_a_build_over_posts_with_every_kind_of_pii_publishes_none_of_it(prefect_harness, tmp_path):
-    from flows.build import build_flow
+    from tests.builds import build
 
     dump = tmp_path / "RS_2024-03.jsonl"
     dump.write_text("\n".join(json.dumps(_post(i, p)) for i, p in enumerate(PII)) + "\n")
@@ -48,7 +48,7 @@ def test_a_build_over_posts_with_every_kind_of_pii_publishes_none_of_it(prefect_
                       .replace("data_docs = true", "data_docs = false")
                       .replace("min_masks_for_distribution = 100", "min_masks_for_distribution = 100000")
                       .replace("max_label_share = 0.25", "max_label_share = 1.0"))
-    built = build_flow([str(dump)], str(tmp_path / "wh"), str(recipe), workers=0)
+    built = build([str(dump)], str(tmp_path / "wh"), str(recipe), workers=0)
     data = Path(built["release"]["path"]) / "data" / "*.parquet"
     con = duckdb.connect()
     rows = con.execute(f"SELECT post_id, text, masked_text FROM read_parquet('{data}')").fetchall()

@@ -1,4 +1,4 @@
-"""The temporary Prefect API a command starts when none is configured (flows/prefect_api.py): one
+"""The temporary Prefect API a command starts when none is configured (flows/process.py): one
 server in a child process for the command and its local workers, reached over plain HTTP, and
 flow runs under it that end without waiting for Prefect's heartbeat thread."""
 import ssl
@@ -15,7 +15,7 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
     under it still talks to the API (a task run is recorded). Its server runs in a child process
     whose app is never imported by the process that started it (~80 MB there); the work given
     for its start-up runs once, while it starts."""
-    code = ("import os, ssl; from flows.prefect_api import share_temporary_api\n"
+    code = ("import os, ssl; from flows.process import share_temporary_api\n"
             "seen = []; url = share_temporary_api(lambda: seen.append(os.environ.get('PREFECT_API_URL')))\n"
             "assert seen == [None], seen  # called once, while the server started (before its URL was exported)\n"
             "from prefect import flow, task; from prefect.client.orchestration import get_client\n"
@@ -38,7 +38,7 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
 
 
 def test_a_configured_api_starts_no_server_and_runs_no_start_up_work(monkeypatch):
-    from flows.prefect_api import TEMPORARY_API, share_temporary_api
+    from flows.process import TEMPORARY_API, share_temporary_api
 
     monkeypatch.delenv(TEMPORARY_API, raising=False)
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
@@ -50,7 +50,7 @@ def test_a_configured_api_starts_no_server_and_runs_no_start_up_work(monkeypatch
 def test_heartbeats_stop_only_under_a_temporary_api_also_in_a_child_given_its_parents():
     """Prefect's heartbeat thread sleeps in 1 s steps and is joined when a flow run ends; the beats
     feed a lasting server's detection of crashed runs, so a user's API keeps them."""
-    code = ("import os; from flows.prefect_api import TEMPORARY_API, share_temporary_api\n"
+    code = ("import os; from flows.process import TEMPORARY_API, share_temporary_api\n"
             "from prefect.settings import get_current_settings\n"
             "os.environ['PREFECT_API_URL'] = 'http://127.0.0.1:9/api'\n"
             "assert share_temporary_api() is None\n"
@@ -82,8 +82,8 @@ def test_an_in_process_build_command_uses_the_temporary_api_without_loading_the_
 
 def test_a_command_configured_without_flows_of_its_own_starts_no_temporary_api():
     """`express schedule` serves a lasting deployment: it keeps the user's server, so its
-    `prefect_env.configure()` sets the process's defaults and starts no temporary API."""
-    code = ("import os, sys; from flows.cli import prefect_env; prefect_env.configure()\n"
+    `process.configure()` sets the process's defaults and starts no temporary API."""
+    code = ("import os, sys; from flows import process; process.configure()\n"
             "print(os.environ.get('PREFECT_API_URL'), os.environ.get('EXPRESS_TEMPORARY_API'), 'prefect' in sys.modules,\n"
             "      os.environ['ARROW_DEFAULT_MEMORY_POOL'])")
     assert fresh_python(code, env=environ_without(*NO_API)).split() == ["None", "None", "False", "jemalloc"]

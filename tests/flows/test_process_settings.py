@@ -6,7 +6,7 @@ from tests.fresh_python import environ_without, fresh_python
 
 
 def test_a_command_and_the_processes_it_starts_use_arrows_jemalloc_pool():
-    code = ("from flows.cli import prefect_env; prefect_env.configure()\n"
+    code = ("from flows import process; process.configure()\n"
             "import subprocess, sys, pyarrow\n"
             "child = 'import pyarrow; print(pyarrow.default_memory_pool().backend_name)'\n"
             "print(pyarrow.default_memory_pool().backend_name)\n"

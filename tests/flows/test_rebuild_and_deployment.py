@@ -18,7 +18,7 @@ def test_weekly_deployment_takes_its_cron_from_the_recipe(tmp_path):
     cfg = tmp_path / "weekly.toml"
     cfg.write_text(CONFIG.read_text().replace('cron = "0 4 * * 1"', 'cron = "30 2 * * 0"'))
     dep = rebuild_deployment([str(tmp_path / "dumps")], str(tmp_path / "wh"), str(cfg))
-    assert dep.name == "weekly-rebuild" and dep.flow_name == "express-rebuild"
+    assert dep.name == "weekly-rebuild" and dep.flow_name == "express-scheduled-rebuild"
     (sched,) = dep.schedules
     assert sched.schedule.cron == "30 2 * * 0" and sched.schedule.timezone == "UTC" and sched.active
     assert dep.parameters["inputs"] == [str((tmp_path / "dumps").resolve())]
@@ -34,6 +34,7 @@ def _month_dump(folder: Path, month: str, posts: int, seed: int, prefix: str) ->
     import json as _json
 
     import zstandard
+
     from sources.demo import DemoSpec, demo_records
 
     lines = []
@@ -53,20 +54,20 @@ def _ids(manifest: str) -> list[str]:
 
 
 def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_path):
-    from flows.rebuild import rebuild_flow
     from sources.demo import DemoSpec, write_demo_dump
+    from tests.builds import rebuild
 
     dumps, wh = tmp_path / "dumps", tmp_path / "wh"
     write_demo_dump(dumps, DemoSpec(posts=300, month="2024-01"))
-    first = rebuild_flow([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
+    first = rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
     v1 = json.loads(Path(first["release"]["manifest"]).read_text())
     assert v1["version"] == "v1" and "parent" not in v1
 
-    same = rebuild_flow([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
+    same = rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
     assert same["release"] is None and same["parent"] == "express-demo/v1"
 
     feb = _month_dump(dumps, "2024-02", 200, 99, "f")
-    second = rebuild_flow([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
+    second = rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
     v2 = json.loads(Path(second["release"]["manifest"]).read_text())
     assert v2["version"] == "v2" and v2["parent"] == "express-demo/v1"
     assert [i["path"] for i in v2["incremental"]["new_inputs"]] == [str(feb.resolve())]
@@ -80,7 +81,7 @@ def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_
 
     stricter = tmp_path / "stricter.toml"
     stricter.write_text(CONFIG.read_text().replace("max_masks = 5", "max_masks = 1"))
-    third = rebuild_flow([str(dumps)], str(wh), str(stricter), shard_lines=100, workers=0)
+    third = rebuild([str(dumps)], str(wh), str(stricter), shard_lines=100, workers=0)
     v3 = json.loads(Path(third["release"]["manifest"]).read_text())
     assert v3["parent"] == "express-demo/v2" and v3["incremental"]["new_inputs"] == []
     assert v3["incremental"]["relabelled_because"] == ["extract config"]
@@ -89,11 +90,12 @@ def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_
 
 
 def test_publish_report_and_card_flows_run_alone_on_a_built_run(prefect_harness, demo_dump, tmp_path):
+    from flows.build import publish_flow
     from flows.release_flows import card_flow, report_flow
-    from flows.build import build_flow, publish_flow
+    from tests.builds import build
 
     wh = tmp_path / "wh"
-    built = build_flow([str(demo_dump)], str(wh), str(CONFIG), shard_lines=400, workers=0, publish=False)
+    built = build([str(demo_dump)], str(wh), str(CONFIG), shard_lines=400, workers=0, publish=False)
     assert built["release"] is None and not list(wh.glob("express-demo/v*"))
     rel = publish_flow(str(wh), built["run_id"])
     again = publish_flow(str(wh), built["run_id"])
@@ -109,14 +111,15 @@ def test_a_second_rebuild_of_a_dataset_stops_at_once_naming_the_running_one(pref
     import os
 
     import pytest
-    from flows.rebuild import rebuild_flow
+
+    from common.locking import LockTimeout, file_lock
+    from tests.builds import rebuild
     from warehouse.layout import Warehouse
-    from warehouse.locking import LockTimeout, file_lock
 
     wh = Warehouse.at(tmp_path / "wh")
     with file_lock(wh.dataset_dir("express-demo") / ".rebuild.lock"):  # "the first rebuild" is this test
         with pytest.raises(LockTimeout, match=rf"another rebuild of express-demo \(pid {os.getpid()}\)"):
-            rebuild_flow([str(demo_dump)], str(wh.root), str(CONFIG), shard_lines=400, workers=0)
+            rebuild([str(demo_dump)], str(wh.root), str(CONFIG), shard_lines=400, workers=0)
     assert not list(wh.root.glob("runs/*")), "nothing may be started while another rebuild runs"
 
 
@@ -124,12 +127,13 @@ def test_a_second_build_of_the_same_run_stops_at_once_and_leaves_it_alone(prefec
     import os
 
     import pytest
-    from flows.build import build_flow
+
+    from common.locking import LockTimeout, file_lock
+    from tests.builds import build
     from warehouse.layout import Warehouse
-    from warehouse.locking import LockTimeout, file_lock
 
     wh = Warehouse.at(tmp_path / "wh")
     with file_lock(wh.run_dir("run-a") / "run.lock"):
         with pytest.raises(LockTimeout, match=rf"another build of run run-a \(pid {os.getpid()}\)"):
-            build_flow([str(demo_dump)], str(wh.root), str(CONFIG), 400, run_id="run-a", workers=0)
+            build([str(demo_dump)], str(wh.root), str(CONFIG), 400, run_id="run-a", workers=0)
         assert not (wh.run_dir("run-a") / "shards").exists()

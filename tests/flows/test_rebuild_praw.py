@@ -46,7 +46,7 @@ def _example_ids(manifest: dict, wh: Path) -> list[str]:
 def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_child_version(
         prefect_harness, creds, tmp_path, capsys):
     from flows.cli import main
-    from flows.rebuild import rebuild_flow
+    from tests.builds import rebuild
     from warehouse.diff import diff_releases
     from warehouse.layout import Warehouse
     from warehouse.publish import Release
@@ -55,7 +55,7 @@ def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_c
     with FakeReddit(_posts("2024-01", 150, 5, "j")) as fake:
         praw_recipe = _recipe(tmp_path / "praw.toml", fake, "praw")
         fake.fail_next = [429, 429]  # outlasts the scraper's one retry: the Prefect task retries the pull
-        first = rebuild_flow([], str(wh), str(praw_recipe), shard_lines=100, workers=0)
+        first = rebuild([], str(wh), str(praw_recipe), shard_lines=100, workers=0)
         v1 = json.loads(Path(first["release"]["manifest"]).read_text())
         assert fake.errors_served == [429, 429]
         assert v1["version"] == "v1" and first["scrape"]["new_items"] == 150
@@ -63,7 +63,7 @@ def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_c
         assert entry["kind"] == "praw" and entry["query"]["listing"] == "new" and entry["query"]["pull"] == 1
 
         before = len(fake.requests)
-        same = rebuild_flow([], str(wh), str(praw_recipe), shard_lines=100, workers=0)
+        same = rebuild([], str(wh), str(praw_recipe), shard_lines=100, workers=0)
         assert same["release"] is None and same["message"].startswith("up to date: express-demo/v1")
         assert same["scrape"]["path"] is None and same["scrape"]["files"] == [entry["path"]]
         assert same["message"].endswith("(praw: 0 new, 2 skipped as already seen)")  # the newest, then an older one
@@ -101,9 +101,9 @@ def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_c
 def test_pull_task_retries_rate_limits_but_not_missing_credentials():
     from prefect.states import Failed
 
-    from flows.rebuild import _retry_unless_no_credentials, pull_task
+    from flows.build import _retry_unless_it_cannot_heal, pull_task
     from sources.praw_source import MissingCredentials, ScrapeError
 
-    assert pull_task.retries == 2
-    assert _retry_unless_no_credentials(pull_task, None, Failed(data=ScrapeError("gave up after 5 retries")))
-    assert not _retry_unless_no_credentials(pull_task, None, Failed(data=MissingCredentials("praw credentials missing")))
+    assert pull_task.retries == 2 and pull_task.retry_condition_fn is _retry_unless_it_cannot_heal
+    assert _retry_unless_it_cannot_heal(pull_task, None, Failed(data=ScrapeError("gave up after 5 retries")))
+    assert not _retry_unless_it_cannot_heal(pull_task, None, Failed(data=MissingCredentials("praw credentials missing")))

@@ -50,18 +50,18 @@ def join_inputs(tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="module")
 def sharded_join_build(prefect_harness, join_inputs, tmp_path_factory) -> dict:
-    from flows.build import build_flow
+    from tests.builds import build
 
     wh = tmp_path_factory.mktemp("sharded-join")
-    built = build_flow(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
+    built = build(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
     return {**built, "warehouse": str(wh)}
 
 
 def test_sharded_build_joins_comments_to_nsfw_submissions_like_the_unsharded_build(
         join_inputs, sharded_join_build, tmp_path):
-    from flows.build import build_flow
+    from tests.builds import build
 
-    plain = build_flow(join_inputs["inputs"], str(tmp_path / "plain"), join_inputs["config"], 10**6, workers=0)
+    plain = build(join_inputs["inputs"], str(tmp_path / "plain"), join_inputs["config"], 10**6, workers=0)
     assert plain["shards"] == 2  # one shard an input
     sharded_manifest = json.loads(Path(sharded_join_build["release"]["manifest"]).read_text())
     plain_manifest = json.loads(Path(plain["release"]["manifest"]).read_text())
@@ -98,16 +98,17 @@ def _view_sql(wh: Path, name: str) -> str:
 
 
 def test_rerun_and_publish_restore_catalog_views_of_an_already_published_run(join_inputs, sharded_join_build):
-    from flows.build import build_flow, publish_flow
-    from warehouse.publish import publish_release
-    from warehouse.layout import Warehouse
+    from flows.build import publish_flow
     from schemas.config import load_recipe
+    from tests.builds import build
+    from warehouse.layout import Warehouse
+    from warehouse.publish import publish_release
 
     wh = Path(sharded_join_build["warehouse"])
     before = _views(wh)
     assert before["express_demo_v1_train"] == before["express_demo_latest_train"] > 0
     (wh / "catalog.duckdb").unlink()  # as if killed between the release rename and the registration
-    again = build_flow(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
+    again = build(join_inputs["inputs"], str(wh), join_inputs["config"], SHARD_LINES, workers=0)
     assert again["release"]["already_published"] is True and again["release"]["version"] == "v1"
     assert _views(wh) == before
     assert [p.parent.name for p in wh.glob("express-demo/v*/manifest.json")] == ["v1"]

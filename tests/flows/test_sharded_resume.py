@@ -37,9 +37,9 @@ def _env() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def sharded_demo(prefect_harness, demo_dump, tmp_path_factory):
     """The uninterrupted sharded build that the killed and resumed one must match."""
-    from flows.build import build_flow
+    from tests.builds import build
 
-    return build_flow([str(demo_dump)], str(tmp_path_factory.mktemp("sharded") / "wh"), CONFIG,
+    return build([str(demo_dump)], str(tmp_path_factory.mktemp("sharded") / "wh"), CONFIG,
                       shard_lines=SHARD_LINES, workers=0)
 
 
@@ -51,7 +51,8 @@ def test_a_build_in_six_shards_matches_the_one_shard_build(demo_build, sharded_d
     assert sharded["funnel"] == plain["funnel"] and sharded["stages"] == plain["stages"]
     assert _data_hashes(built["release"]["manifest"]) == _data_hashes(demo_build["release"]["manifest"])
     pii = sharded["gate"]["pii"]  # each shard's texts were PII-scanned while the next ones were extracted
-    assert len(list((Path(built["release"]["path"]).parents[1] / "runs" / built["run_id"] / "pii-prescan").glob("*"))) == 6
+    assert len(list((Path(built["release"]["path"]).parents[1] / "runs" / built["run_id"] / "pii-prescan")
+                    .glob("*.parquet"))) == 6
     assert pii["texts_from_prescan"] == 2 * pii["rows_checked"] > 0
 
 
@@ -59,8 +60,12 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
     """The shard work (and so its Dask workers with their spaCy models) is a subflow that has
     finished before assembling, the quality gate and publishing start in the parent flow."""
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import (FlowRunFilter, FlowRunFilterParentFlowRunId, TaskRunFilter,
-                                                TaskRunFilterFlowRunId)
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterParentFlowRunId,
+        TaskRunFilter,
+        TaskRunFilterFlowRunId,
+    )
 
     parent = sharded_demo["flow_run_id"]
     deadline = time.monotonic() + 30  # the server records task runs from their events, a moment after they end
@@ -78,8 +83,7 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
                 break
             time.sleep(0.2)
     assert len(work) == 1 and work[0].state.is_completed()
-    assert {t.name.rsplit("-", 1)[0] for t in inner} == {"split-input", "filter-shard", "dedupe-shards",
-                                                        "extract-shard", "prescan-pii", "join-ingest-quarantine"}
+    assert {t.name.split("-", 1)[0] for t in inner} == {"split", "filter", "dedupe", "extract", "prescan", "ingest"}
     (assemble,) = [t for t in tasks if t.name.startswith("assemble")]
     (publish,) = [t for t in tasks if t.name.startswith("publish-run")]
     assert work[0].end_time <= assemble.start_time <= publish.start_time
@@ -129,31 +133,27 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
     from prefect.task_runners import ThreadPoolTaskRunner
 
     from flows.build import _split_and_filter
-    from pipeline import shards
-    from pipeline.run import save_recipe
-    from schemas.config import load_recipe
+    from pipeline import split as split_step
+    from pipeline.plan import open_build, plan_build
 
-    close = shards._ShardFile.close
+    close = split_step._ShardFile.close
 
     def slow_close(self):
         time.sleep(0.3)
         return close(self)
 
-    monkeypatch.setattr(shards._ShardFile, "close", slow_close)
-    recipe = tmp_path / "recipe.json"
-    save_recipe(load_recipe(CONFIG), recipe)
-    root = tmp_path / "run" / "shards"
+    monkeypatch.setattr(split_step._ShardFile, "close", slow_close)
+    run = open_build(plan_build(tmp_path / "wh", [str(demo_dump)], CONFIG, 150, workers=0))
 
     @flow(name="split-and-filter", task_runner=ThreadPoolTaskRunner(max_workers=1))
     def split_and_filter():
-        splits, filtering = _split_and_filter([str(demo_dump)], str(root), {str(demo_dump): "demo"}, 150,
-                                              str(recipe), {})
+        splits, filtering = _split_and_filter(run)
         return splits, [f.result() for f in filtering.values()]
 
     (split,), filtered = split_and_filter()
     assert len(split.shards) >= 4 and len(filtered) == len(split.shards)
-    split_end = (root / "split-demo.done").stat().st_mtime_ns
-    first_filtered = (Path(split.shards[0]["path"]) / "filter.done").stat().st_mtime_ns
+    split_end = (run.shards_dir / f"split-{split.stem}.done").stat().st_mtime_ns
+    first_filtered = (split.shards[0].path / "filter.done").stat().st_mtime_ns
     assert first_filtered < split_end
 
 
@@ -161,8 +161,8 @@ def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_
                                                                                        tmp_path):
     """Shards written before the damage may already be filtered (filtering starts during the
     split); the build still stops with the dump's name and no release or catalog view appears."""
-    from flows.build import build_flow
     from sources.dumps import DumpError
+    from tests.builds import build
     from warehouse.catalog import list_views
     from warehouse.layout import Warehouse
 
@@ -171,7 +171,7 @@ def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_
     broken.write_bytes(data[: len(data) * 3 // 4])
     wh = tmp_path / "wh"
     with pytest.raises(DumpError, match=r"RS_2024-01\.zst.*truncated"):
-        build_flow([str(broken)], str(wh), CONFIG, shard_lines=100, workers=0)
+        build([str(broken)], str(wh), CONFIG, shard_lines=100, workers=0)
     assert not list(wh.glob("express-demo/v*"))
     assert list_views(Warehouse.at(wh)) == []
 
@@ -181,20 +181,26 @@ def test_the_ingest_quarantine_joined_while_extracting_is_kept_until_one_of_its_
     are extracting); assemble keeps it, and the same call after a part changed joins it again."""
     import pyarrow.parquet as pq
 
-    from pipeline.assemble import join_ingest_quarantine
-    from pipeline.shards import read_marker
+    from pipeline.assemble import JoinIngestQuarantine, RunTables
+    from pipeline.results import AssembleResult
+    from pipeline.steps import read_marker, run_step
+    from warehouse.layout import Warehouse
 
-    run = Path(sharded_demo["release"]["path"]).parents[1] / "runs" / sharded_demo["run_id"]
+    wh = Warehouse.of_release(Path(sharded_demo["release"]["path"]))
+    run = wh.run(sharded_demo["run_id"])
     out = Path(sharded_demo["ingest"]["quarantine"])
     funnel = sharded_demo["ingest"]["funnel"]
     rows = pq.read_metadata(out).num_rows
     assert rows == sum(funnel["dropped"].values()) + funnel["malformed"] > 0
-    shard_list = read_marker(run, "assemble")["shard_list"]
-    assert read_marker(run, "ingest-quarantine")["rows"] == rows
+    shards = AssembleResult.from_marker(read_marker(run.root, "assemble")).shard_list
+    assert read_marker(run.root, "ingest-quarantine")["rows"] == rows
+    tables = RunTables(run, out.parent, shards)
     written = out.stat().st_mtime_ns
-    assert join_ingest_quarantine(shard_list, str(run), str(out.parent)) == rows
+    again = run_step(JoinIngestQuarantine, tables, str(run.recipe))
+    assert again.skipped and again.rows == rows
     assert out.stat().st_mtime_ns == written  # nothing changed: not joined again
-    part = Path(shard_list[2]["path"]) / "quarantine-ingest.parquet"
+    part = shards[2].quarantine("ingest")
     os.utime(part, ns=(part.stat().st_atime_ns, part.stat().st_mtime_ns + 10**9))  # as a re-filtered shard
-    assert join_ingest_quarantine(shard_list, str(run), str(out.parent)) == rows
+    joined = run_step(JoinIngestQuarantine, tables, str(run.recipe))
+    assert not joined.skipped and joined.rows == rows
     assert out.stat().st_mtime_ns != written

@@ -33,7 +33,7 @@ def test_vocab_check_fails_naming_the_offending_rows(tmp_path, capsys):
     bad = [("happi\thappi\tstem\tno\t" if ln.startswith("happi\t") else ln) for ln in lines if not ln.startswith("sad\t")]
     broken = tmp_path / "broken.tsv"
     broken.write_text("\n".join(bad) + "\n", encoding="utf-8")
-    assert main(["vocab", "check", "--file", str(broken)]) == 1
+    assert main(["vocab", "check", "--file", str(broken)]) == 2  # a user error (common/errors.py)
     out = capsys.readouterr().out.splitlines()
     happi_line = next(n for n, ln in enumerate(bad, start=1) if ln.startswith("happi\t"))
     assert f"{broken}:{happi_line}: 'happi': a stem cannot be a canonical label" in out

@@ -9,15 +9,30 @@ import zstandard
 
 from filters.dedupe import split_chain
 from filters.reddit import filters_from_config
-from pipeline.dedupe_shards import dedupe_shards, kept_posts
-from pipeline.filter_shards import filter_shard
+from pipeline.dedupe_shards import DedupeStep, kept_posts
+from pipeline.extract_shards import POST_COLUMNS
+from pipeline.filter_shards import FilterStep
 from pipeline.run import load_saved_recipe, save_recipe
-from pipeline.shards import input_stems, read_marker, shard_lines, split_input, split_so_far, Shard
+from pipeline.shards import Shard, input_stems, shard_lines
+from pipeline.split import InputFile, SplitStep, split_so_far
+from pipeline.steps import read_marker, run_in_order, run_step
 from schemas.config import load_recipe
 from schemas.records import RawPost
 from sources.dumps import iter_lines
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def split_input(path: str, shards_dir: str, stem: str, shard_lines: int, sha256: str | None = None):
+    return run_step(SplitStep, InputFile(path, Path(shards_dir), stem, shard_lines, sha256))
+
+
+def filter_shard(shard: Shard, recipe: str, nsfw_files: list[str] | None = None):
+    return run_step(FilterStep, shard, str(recipe), nsfw_files=nsfw_files)
+
+
+def dedupe_shards(shards: list[Shard], recipe: str):
+    return run_in_order(DedupeStep, shards, str(recipe))
 
 
 def _post(i: int, text: str, disclose: bool = True) -> str:
@@ -35,12 +50,12 @@ def _dump(tmp_path: Path, lines: list[str], name: str = "RS_2030-01.jsonl") -> P
     return p
 
 
-def _in_memory_drops(shards: list[dict], recipe: Path) -> list[list[int]]:
+def _in_memory_drops(shards: list[Shard], recipe: Path) -> list[list[int]]:
     """The oracle: every kept post of every shard, in order, through the stateful filters' `check`."""
     _, chain = split_chain(filters_from_config(load_saved_recipe(recipe).filters))
     out = []
     for s in shards:
-        rows = pq.read_table(Path(s["path"]) / "posts.parquet", columns=["id", "text"]).to_pylist()
+        rows = pq.read_table(s.path / "posts.parquet", columns=["id", "text"]).to_pylist()
         out.append([k for k, r in enumerate(rows)
                     if any(f.check(RawPost(id=r["id"], text=r["text"])) is not None for f in chain)])
     return out
@@ -51,10 +66,10 @@ def test_split_names_shards_deterministically_and_keeps_original_line_numbers(tm
     lines[7] = ""  # a blank line still counts as a line of the input
     dump = _dump(tmp_path, lines)
     out = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10)
-    assert [Path(s["path"]).name for s in out.shards] == ["RS_2030-01-00000", "RS_2030-01-00001",
+    assert [s.path.name for s in out.shards] == ["RS_2030-01-00000", "RS_2030-01-00001",
                                                             "RS_2030-01-00002"]
-    assert [s["lines"] for s in out.shards] == [10, 10, 3] and out.lines == 23
-    second = Shard.from_dict(out.shards[1])
+    assert [s.lines for s in out.shards] == [10, 10, 3] and out.lines == 23
+    second = out.shards[1]
     got = list(shard_lines(second))
     assert [n for n, _ in got] == list(range(11, 21))
     assert got[0][1] == lines[10].encode()
@@ -82,10 +97,10 @@ def test_shards_hold_every_line_of_the_input_in_order_whatever_the_block_and_lin
         n = rng.randint(1, 7) if len(data) < 100_000 else 700
         split = split_input(str(path), str(tmp_path / f"shards-{k}"), "s", n, "0" * 64)
         want = list(iter_lines(path))
-        got = [line for e in split.shards for line in shard_lines(Shard.from_dict(e))]
+        got = [line for e in split.shards for line in shard_lines(e)]
         assert got == want, (k, data[:60])
-        assert split.lines == len(want) == sum(e["lines"] for e in split.shards)
-        assert all(e["lines"] == n for e in split.shards[:-1]) and split.shards[-1]["lines"] <= n
+        assert split.lines == len(want) == sum(e.lines for e in split.shards)
+        assert all(e.lines == n for e in split.shards[:-1]) and split.shards[-1].lines <= n
         assert len(split.shards) == max(1, -(-len(want) // n))
 
 
@@ -121,14 +136,14 @@ def test_duplicates_are_caught_across_shards_and_after_a_resume(tmp_path):
     first = dedupe_shards(shards, str(recipe))
     assert first[1].funnel.dropped == {"duplicate": 1} and first[0].funnel.dropped == {}
     # resume: the second shard's dedupe is redone; the first is replayed, so the repost is still caught
-    (Path(shards[1]["path"]) / "dedupe.done").unlink()
+    (shards[1].path / "dedupe.done").unlink()
     again = dedupe_shards(shards, str(recipe))
     assert again[0].skipped and not again[1].skipped
     assert again[1].funnel == first[1].funnel
-    kept = [p.id for p in kept_posts(Shard.from_dict(shards[1]))]
+    kept = [p.id for p in kept_posts(shards[1], POST_COLUMNS)]
     assert "p6" not in kept and kept == ["p4", "p5"]
-    assert read_marker(Path(shards[1]["path"]), "dedupe")["funnel"]["read"] == 3
-    quarantined = pq.read_table(Path(shards[1]["path"]) / "quarantine-dedupe.parquet").to_pylist()
+    assert read_marker(shards[1].path, "dedupe")["funnel"]["read"] == 3
+    quarantined = pq.read_table(shards[1].path / "quarantine-dedupe.parquet").to_pylist()
     assert [(q["post_id"], q["reason"], q["source_line"]) for q in quarantined] == [("p6", "duplicate", 7)]
 
 
@@ -147,14 +162,14 @@ def test_comment_shards_join_nsfw_ids_that_submission_shards_persisted_also_afte
     assert [filter_shard(s, recipe).funnel.dropped for s in sub_shards] == [{}, {"nsfw": 1}]
     ids = nsfw_id_files(sub_shards)
     assert [Path(f).read_text() for f in ids] == ["p4\n"]  # the first shard's empty id file is left out
-    assert (Path(sub_shards[0]["path"]) / "nsfw-submissions.txt").read_text() == ""
+    assert (sub_shards[0].path / "nsfw-submissions.txt").read_text() == ""
     first = filter_shard(com_shard, recipe, ids)
     assert first.funnel.dropped == {"nsfw": 2} and first.comments_joined == 2
     # resume: the comment shard is redone from the id files the finished submission shards left
-    (Path(com_shard["path"]) / "filter.done").unlink()
+    (com_shard.path / "filter.done").unlink()
     again = filter_shard(com_shard, recipe, nsfw_id_files(sub_shards))
     assert not again.skipped and again.funnel == first.funnel
-    kept = [r["id"] for r in pq.read_table(Path(com_shard["path"]) / "posts.parquet").to_pylist()]
+    kept = [r["id"] for r in pq.read_table(com_shard.path / "posts.parquet").to_pylist()]
     assert kept == ["c0", "c2"]
 
 
@@ -188,16 +203,16 @@ def test_duplicate_index_drops_the_same_rows_as_the_in_order_filter(tmp_path):
     shards = split_input(str(dump), str(tmp_path / "shards"), "RS_2030-01", 10).shards
     for s in shards:
         filter_shard(s, str(recipe))
-    assert all((Path(s["path"]) / "dup-keys.parquet").exists() for s in shards)
+    assert all((s.path / "dup-keys.parquet").exists() for s in shards)
     by_index = [d.dropped_rows for d in dedupe_shards(shards, str(recipe))]
     assert by_index == _in_memory_drops(shards, recipe)
     assert by_index == [[3], [2, 3, 4], [5, 9]]
 
 
 def test_duplicate_index_finds_repeats_under_a_small_memory_limit(tmp_path):
+    from common.parquet import ParquetSink
     from filters.duplicate_index import KEYS, repeated_rows
     from filters.reddit import normalised_hash
-    from warehouse.parquet import ParquetSink
 
     files, expected, seen = [], {}, set()
     for k in range(4):
@@ -243,12 +258,12 @@ def test_near_duplicate_keys_made_while_filtering_drop_the_same_rows_as_the_in_m
     for s in shards:
         filter_shard(s, str(recipe))
     for s in shards:
-        sigs = np.load(Path(s["path"]) / "near-signatures.npy")
-        rows = pq.ParquetFile(Path(s["path"]) / "posts.parquet").metadata.num_rows
+        sigs = np.load(s.path / "near-signatures.npy")
+        rows = pq.ParquetFile(s.path / "posts.parquet").metadata.num_rows
         assert sigs.shape == (rows, 64) and sigs.dtype == np.uint32
-    assert all((Path(s["path"]) / "near-bands.parquet").exists() for s in shards)
+    assert all((s.path / "near-bands.parquet").exists() for s in shards)
     stored = [(d.dropped_rows, d.funnel) for d in dedupe_shards(shards, str(recipe))]
-    (Path(shards[-1]["path"]) / "dedupe.done").unlink()  # resume: earlier shards still count, unchanged
+    (shards[-1].path / "dedupe.done").unlink()  # resume: earlier shards still count, unchanged
     resumed = dedupe_shards(shards, str(recipe))
     assert [d.skipped for d in resumed] == [True, True, False]
     assert [(d.dropped_rows, d.funnel) for d in resumed] == stored
@@ -256,11 +271,11 @@ def test_near_duplicate_keys_made_while_filtering_drop_the_same_rows_as_the_in_m
     assert [f.dropped for _, f in stored] == [{"near_duplicate": 1}, {"near_duplicate": 1}, {"duplicate": 1}]
 
     for s in shards:  # signatures of the wrong row count: dedupe stops naming the file, before any marker
-        np.save(Path(s["path"]) / "near-signatures.npy", np.zeros((2, 64), dtype=np.uint32))
-        (Path(s["path"]) / "dedupe.done").unlink()
-    with pytest.raises(ValueError, match=f"{Path(shards[0]['path']).name}.*near-signatures.npy"):
+        np.save(s.path / "near-signatures.npy", np.zeros((2, 64), dtype=np.uint32))
+        (s.path / "dedupe.done").unlink()
+    with pytest.raises(ValueError, match=f"{shards[0].path.name}.*near-signatures.npy"):
         dedupe_shards(shards, str(recipe))
-    assert not any((Path(s["path"]) / "dedupe.done").exists() for s in shards)
+    assert not any((s.path / "dedupe.done").exists() for s in shards)
 
 
 def test_posts_the_disclosure_prefilter_rejects_are_dropped_before_language_id_and_scrubbing(tmp_path):
@@ -281,13 +296,13 @@ def test_posts_the_disclosure_prefilter_rejects_are_dropped_before_language_id_a
     [shard] = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 10).shards
     done = filter_shard(shard, str(recipe))
     assert done.funnel.dropped == {"no_disclosure": 2} and done.funnel.kept == 2
-    kept = pq.read_table(Path(shard["path"]) / "posts.parquet").to_pylist()
+    kept = pq.read_table(shard.path / "posts.parquet").to_pylist()
     assert [r["id"] for r in kept] == ["p0", "p3"]
     assert "jane.doe@example.com" not in kept[0]["text"]  # candidates are scrubbed
-    dropped = pq.read_table(Path(shard["path"]) / "quarantine-ingest.parquet").to_pylist()
+    dropped = pq.read_table(shard.path / "quarantine-ingest.parquet").to_pylist()
     assert [(q["post_id"], q["reason"]) for q in dropped] == [("p1", "no_disclosure"), ("p2", "no_disclosure")]
     assert [(q["source_line"], q["raw"]) for q in dropped] == [(2, None), (3, None)]  # pointed at, not copied
-    keys = pq.read_table(Path(shard["path"]) / "dup-keys.parquet").num_rows
+    keys = pq.read_table(shard.path / "dup-keys.parquet").num_rows
     assert keys == 2  # duplicate keys of candidates only
 
 
@@ -301,7 +316,7 @@ def test_the_quarantine_keeps_the_text_of_every_drop_but_the_prefilters(tmp_path
     [shard] = split_input(str(_dump(tmp_path, lines)), str(tmp_path / "shards"), "RS_2030-01", 10).shards
     done = filter_shard(shard, str(recipe))
     assert done.funnel.dropped == {"no_disclosure": 1, "nsfw": 1} and done.funnel.kept == 0
-    dropped = {q["reason"]: q for q in pq.read_table(Path(shard["path"]) / "quarantine-ingest.parquet").to_pylist()}
+    dropped = {q["reason"]: q for q in pq.read_table(shard.path / "quarantine-ingest.parquet").to_pylist()}
     assert (dropped["no_disclosure"]["source_line"], dropped["no_disclosure"]["raw"]) == (1, None)
     assert dropped["nsfw"]["raw"].startswith("t\n\nI feel so guilty about what I told my brother")
 
@@ -326,7 +341,7 @@ def test_a_near_copy_of_a_post_without_disclosure_is_kept(tmp_path):
     assert [f.funnel.dropped for f in filtered] == [{"no_disclosure": 2}, {}]
     deduped = dedupe_shards(shards, str(recipe))
     assert [d.dropped_rows for d in deduped] == [[], []]
-    assert [p.id for s in shards for p in kept_posts(Shard.from_dict(s))] == ["p2"]
+    assert [p.id for s in shards for p in kept_posts(s, POST_COLUMNS)] == ["p2"]
     # the oracle agrees: the in-memory near-duplicate filter would have dropped p2 after p0
     from filters.near_duplicates import NearDuplicateFilter
 

@@ -7,10 +7,10 @@ import json
 import shutil
 from pathlib import Path
 
+from common.parquet import ParquetSink
 from schemas.config import ExtractConfig, SegmentConfig
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, RawPost
-from warehouse.parquet import ParquetSink
 from warehouse.publish import Release, split_file_name
 
 # Our own posts of realistic length (100-300 words), with repeated emotion words and PII.
@@ -50,7 +50,7 @@ SMALL_WINDOWS = SegmentConfig(max_tokens=60, group_tokens=5, half_window=70)
 
 
 def scrubbed(text: str) -> str:
-    from filters.pii import scrub
+    from privacy.scrubber import scrub
 
     return scrub(text)
 

@@ -9,12 +9,12 @@ import pytest
 from extractors.disclosures import mask_text
 from extractors.examples import usable
 from extractors.segmentation import Segmenter
+from review.apply import REASON, ReviewIndex, apply_decisions
+from review.imports import import_decisions
+from review.items import release_items
+from review.ledger import Entry, Ledger
+from review.registry import register_items
 from tests.review.helpers import POSTS, SMALL_WINDOWS, build_tiny_release, rescrubbed, scrubbed
-from warehouse.review.apply import REASON, ReviewIndex, apply_decisions
-from warehouse.review.imports import import_decisions
-from warehouse.review.items import release_items
-from warehouse.review.ledger import Entry, Ledger
-from warehouse.review.registry import register_items
 from warehouse.publish import Release
 
 

@@ -25,7 +25,7 @@ def _masks_by_post(release: Path) -> tuple[Counter, Counter]:
 
 def test_a_rebuild_after_review_drops_the_rejected_masks_and_keeps_the_accepted(prefect_harness, demo_copy,
                                                                                demo_dump, tmp_path, capsys):
-    from flows.build import build_flow
+    from tests.builds import build
 
     root, rel = demo_copy
     release = f"{rel.dataset}/{rel.version}"
@@ -47,7 +47,7 @@ def test_a_rebuild_after_review_drops_the_rejected_masks_and_keeps_the_accepted(
     assert main(["review", "import", str(decisions), "--warehouse", str(root)]) == 0
     capsys.readouterr()
 
-    built = build_flow([str(demo_dump)], str(root), str(REPO / "configs" / "demo.toml"), workers=0)
+    built = build([str(demo_dump)], str(root), str(REPO / "configs" / "demo.toml"), workers=0)
     new = Path(built["release"]["path"])
     manifest = json.loads((new / "manifest.json").read_text())
     assert built["release"]["version"] == "v2" and manifest["review"]["ledger_version"] == 1

@@ -8,12 +8,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from flows.cli import main
+from review.imports import ReviewInputError, import_decisions
+from review.items import ReviewItem, context_words, make_item_id
+from review.labelstudio import labeling_config, task
+from review.ledger import Ledger
+from review.registry import register_items
 from tests.review.helpers import POSTS
-from warehouse.review.imports import ReviewInputError, import_decisions
-from warehouse.review.items import ReviewItem, context_words, make_item_id
-from warehouse.review.labelstudio import labeling_config, task
-from warehouse.review.ledger import Ledger
-from warehouse.review.registry import register_items
 
 TEXT = POSTS["p2"]
 

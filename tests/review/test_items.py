@@ -7,8 +7,8 @@ from collections import Counter
 import duckdb
 import pytest
 
+from review.items import mask_spans, release_items, select_items
 from tests.review.helpers import POSTS, SMALL_WINDOWS, build_tiny_release, rescrubbed, scrubbed
-from warehouse.review.items import mask_spans, release_items, select_items
 
 
 def test_mask_spans_line_up_with_the_text_and_refuse_a_mismatch():

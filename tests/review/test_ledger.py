@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from warehouse.review.ledger import Entry, Ledger, LedgerError, consensus, latest_by_reviewer
+from review.ledger import Entry, Ledger, LedgerError, consensus, latest_by_reviewer
 
 
 def entry(item: str, decision: str, reviewer: str = "ana", **kw) -> Entry:
@@ -48,7 +48,7 @@ def test_a_crash_while_writing_leaves_no_batch_and_the_ledger_readable(tmp_path,
 
 
 def test_an_existing_batch_is_never_overwritten(tmp_path):
-    from warehouse.review.ledger import write_atomic
+    from review.ledger import write_atomic
 
     ledger = Ledger(tmp_path, "ds")
     ledger.append([entry("a", "accept")])

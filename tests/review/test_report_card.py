@@ -1,11 +1,12 @@
 """The data-quality report and the dataset card show reviewed precision once a review exists."""
 from __future__ import annotations
 
-from warehouse.card import export_card
+from pipeline.release_docs import write_card
+from review.items import release_items
+from review.ledger import Entry, Ledger, now
+from review.stats import release_review
+from warehouse.layout import Warehouse
 from warehouse.report import review_section
-from warehouse.review.stats import release_review
-from warehouse.review.items import release_items
-from warehouse.review.ledger import Entry, Ledger, now
 
 
 def _review(root, rel, accepted: int, rejected: int) -> None:
@@ -18,9 +19,10 @@ def _review(root, rel, accepted: int, rejected: int) -> None:
 def test_report_and_card_show_reviewed_precision_once_a_review_exists(demo_copy, tmp_path):
     root, rel = demo_copy
     assert release_review(rel) is None and review_section(None) == []  # the report adds nothing
-    assert "## Hand review" not in export_card(rel, tmp_path / "card")["readme"].read_text()
+    wh = Warehouse.of_release(rel.path)
+    assert "## Hand review" not in write_card(wh, rel.release_id, tmp_path / "card")["readme"].read_text()
     _review(root, rel, accepted=16, rejected=4)  # 0.800, Wilson [0.584, 0.919]
-    readme = export_card(rel, tmp_path / "card")["readme"].read_text()  # re-export into the same folder
+    readme = write_card(wh, rel.release_id, tmp_path / "card")["readme"].read_text()  # re-export into the same folder
     assert readme.count("## Hand review") == 1
     assert "20 masks of this release were reviewed by hand (1 reviewer(s)" in readme
     assert "reviewed precision 0.800, Wilson 95 % interval\n[0.584, 0.919] (16 accepted, 4 rejected)" in readme

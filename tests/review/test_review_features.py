@@ -48,10 +48,10 @@ def test_features_use_the_trigger_forms_the_release_was_built_with(tmp_path):
     ("I'd feel ..."): their rows are found, not left out."""
     from extractors.acceptance import OFF
     from extractors.disclosures import DisclosureExtractor
-    from pipeline.review_features import review_feature_rows
+    from review.features import review_feature_rows
+    from review.items import release_items
+    from review.ledger import Entry, Ledger
     from tests.review.helpers import build_tiny_release
-    from warehouse.review.items import release_items
-    from warehouse.review.ledger import Entry, Ledger
 
     rel = build_tiny_release(tmp_path, {"p1": "I'd feel embarrassed if they saw it. I felt guilty after that."},
                              DisclosureExtractor(forms="extended", acceptance=OFF))

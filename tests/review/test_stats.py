@@ -6,9 +6,9 @@ import json
 import pytest
 
 from flows.cli import main
+from review.ledger import Ledger
+from review.stats import wilson
 from tests.review.test_ledger import entry
-from warehouse.review.ledger import Ledger
-from warehouse.review.stats import wilson
 
 
 @pytest.mark.parametrize("k, n, low, high", [

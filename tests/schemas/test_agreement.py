@@ -1,7 +1,7 @@
 """Agreement coefficients against textbook examples (shared by review stats and `express agreement`)."""
 import pytest
 
-from schemas.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha_nominal
+from common.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha_nominal
 
 # Fleiss (1971) as worked in most textbooks: 10 items, 14 raters, 5 categories; kappa = 0.210.
 FLEISS_TABLE = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],

@@ -2,9 +2,17 @@ from pathlib import Path
 
 import pytest
 
+from common.checksums import sha256_file
 from schemas.config import ConfigError, load_recipe, recipe_from_dict
-from schemas.checksums import sha256_file
-from schemas.lexicon import DATA_DIR, DIMS, ZERO, data_versions, default_decomposition, lexicon_terms, load_decomposition
+from schemas.lexicon import (
+    DATA_DIR,
+    DIMS,
+    ZERO,
+    data_versions,
+    default_decomposition,
+    lexicon_terms,
+    load_decomposition,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 

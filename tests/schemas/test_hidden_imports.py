@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from schemas.hidden_imports import hidden
+from common.hidden_imports import hidden
 from tests.fresh_python import fresh_python
 
 

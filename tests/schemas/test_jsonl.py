@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from schemas.jsonl import JsonlError, parse_jsonl, read_jsonl
+from common.jsonl import JsonlError, parse_jsonl, read_jsonl
 
 
 def test_rows_keep_their_file_line_numbers_across_blank_lines(tmp_path):

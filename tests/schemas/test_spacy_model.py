@@ -7,7 +7,7 @@ import importlib.util
 import spacy
 from threadpoolctl import threadpool_info
 
-from schemas.spacy_model import BLAS_THREADS, MODEL, load_pipeline
+from common.spacy_model import BLAS_THREADS, MODEL, load_pipeline
 from tests.fresh_python import fresh_python
 
 SENTENCES = [

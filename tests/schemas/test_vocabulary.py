@@ -3,10 +3,18 @@ from collections import Counter
 
 import pytest
 
-from schemas.checksums import sha256_file
+from common.checksums import sha256_file
 from schemas.lexicon import ZERO, data_versions, default_decomposition, lexicon_terms
-from schemas.vocabulary import (DATA_DIR, KINDS, Vocabulary, VocabularyError, declared_version, default_path,
-                                default_vocabulary, read_entries)
+from schemas.vocabulary import (
+    DATA_DIR,
+    KINDS,
+    Vocabulary,
+    VocabularyError,
+    declared_version,
+    default_path,
+    default_vocabulary,
+    read_entries,
+)
 from schemas.vocabulary.check import check_file
 
 

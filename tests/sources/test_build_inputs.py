@@ -9,8 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
+from common.errors import USER_ERROR
 from flows.cli import main as express
-from pipeline.shards import split_input
+from pipeline.split import InputFile, SplitStep
+from pipeline.steps import run_step
 from schemas.config import load_recipe, recipe_from_dict
 from tests.fakes.reddit_server import FakeReddit
 
@@ -147,7 +149,7 @@ def test_split_step_stops_on_a_truncated_dump_naming_it_and_leaves_no_split_mark
     bad = tmp_path / "RS_2023-02.zst"
     bad.write_bytes(zstandard.ZstdCompressor().compress(b'{"id": "b", "title": "x"}\n' * 5000)[:-20])
     with pytest.raises(DumpError, match=r"RS_2023-02\.zst: truncated.*complete lines were read"):
-        split_input(str(bad), str(tmp_path / "shards"), "RS_2023-02", 1000)
+        run_step(SplitStep, InputFile(str(bad), tmp_path / "shards", "RS_2023-02", 1000))
     assert not (tmp_path / "shards" / "split-RS_2023-02.done").exists()
 
 
@@ -191,5 +193,5 @@ def _toml(data: dict) -> str:
 def test_build_without_any_input_fails_with_one_line(tmp_path, capsys):
     code = express(["build", "--warehouse", str(tmp_path / "wh"), "--config", str(REPO / "configs" / "dumps.toml")])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 1 and err == ["express build: nothing published: no input: give --input FILE (or a folder of "
+    assert code == USER_ERROR and err == ["express build: nothing published: no input dump: give --input FILE (or a folder of "
                                  "dumps), --praw-query TERM, or a recipe with [sources] kind = \"praw\""]

@@ -4,12 +4,12 @@ from dataclasses import replace
 
 import pytest
 
+from common.checksums import sha256_file
+from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe
-from schemas.checksums import sha256_file
 from schemas.records import EXAMPLES, Example
 from warehouse.catalog import list_views
 from warehouse.layout import Warehouse
-from warehouse.parquet import ParquetSink
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 

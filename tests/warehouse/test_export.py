@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from common.parquet import ParquetSink, iter_rows
 from flows.cli import main as cli
 from schemas.config import GateConfig, load_recipe
+from schemas.records import EXAMPLES
 from warehouse.layout import Warehouse
-from warehouse.parquet import ParquetSink, iter_rows
 from warehouse.publish import Release, publish_release
 from warehouse.splits import split_for
-from schemas.records import EXAMPLES
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 

@@ -6,12 +6,13 @@ from dataclasses import replace
 import duckdb
 import pytest
 
+from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe
 from schemas.records import EXAMPLES, Example
 from warehouse.catalog import list_views
-from warehouse.gate import Vocabulary, js_divergence, run_gate
+from schemas.vocabulary import Vocabulary
+from warehouse.gate import js_divergence, run_gate
 from warehouse.layout import Warehouse
-from warehouse.parquet import ParquetSink
 from warehouse.publish import GateFailed, publish_release
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
@@ -73,7 +74,7 @@ def test_bad_examples_fail_the_gate_and_publish_nothing(tmp_path):
 def test_post_in_two_splits_label_share_and_vocabulary_are_checked_by_gx(tmp_path):
     train = _write(tmp_path / "train.parquet", _good())
     test = _write(tmp_path / "test.parquet", [_ex("p3", 1, "sad")] + [_ex(f"t{i}", 0, "sad") for i in range(30)])
-    vocab = Vocabulary("tiny", "0", frozenset(WORDS) - {"calm"})
+    vocab = Vocabulary.from_labels("tiny", "0", frozenset(WORDS) - {"calm"})
     result = run_gate({"train": train, "test": test}, GateConfig(max_label_share=0.5, min_masks_for_distribution=0), tmp_path / "gate",
                       vocabulary=vocab, data_docs=False)
     checks = _failures_by_check(result.summary)

@@ -15,11 +15,11 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from common.parquet import ParquetSink
 from schemas.config import GateConfig
 from schemas.records import EXAMPLES, MASK
 from sources.synthetic import synthetic_examples
 from warehouse.gate import run_gate
-from warehouse.parquet import ParquetSink
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -42,7 +42,7 @@ from schemas.config import GateConfig, Recipe
 from schemas.records import EXAMPLES
 from sources.synthetic import synthetic_examples
 from warehouse.layout import Warehouse
-from warehouse.parquet import ParquetSink
+from common.parquet import ParquetSink
 from warehouse.publish import publish_release
 
 examples, root = Path(sys.argv[1]), Path(sys.argv[2])

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from filters.pii import cached_scrubber
+from common.parquet import ParquetSink
+from privacy.scrubber import cached_scrubber
 from schemas.config import Recipe
 from schemas.expectations import pii_check
 from schemas.records import EXAMPLES, Example
 from warehouse.gate_pii import GatePii
 from warehouse.layout import Warehouse
-from warehouse.parquet import ParquetSink
 from warehouse.publish import GateFailed, publish_release
 
 PLANTED = {  # one leak of each kind, as a writer would leave it

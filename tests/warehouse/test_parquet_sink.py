@@ -5,9 +5,9 @@ from dataclasses import fields
 import pyarrow.parquet as pq
 import pytest
 
+from common.parquet import ParquetSink, iter_rows
 from filters.duplicate_index import KEYS
 from schemas.records import RAW_POSTS, RawPost
-from warehouse.parquet import ParquetSink, iter_rows
 
 
 def _posts(n: int) -> list[RawPost]:
@@ -53,7 +53,7 @@ def test_an_empty_sink_still_writes_a_file_with_the_schema(tmp_path):
 
 
 def test_tuples_read_back_like_rows_in_the_asked_column_order(tmp_path):
-    from warehouse.parquet import iter_tuples
+    from common.parquet import iter_tuples
 
     with ParquetSink(tmp_path / "p.parquet", RAW_POSTS, batch_rows=3) as sink:
         for post in _posts(8):
@@ -89,7 +89,7 @@ def test_arrow_batches_and_rows_mixed_keep_their_order_and_a_foreign_schema_is_r
 def test_system_allocator_switches_arrows_pool_inside_and_back_after_an_error():
     import pyarrow as pa
 
-    from warehouse.parquet import system_allocator
+    from common.parquet import system_allocator
 
     before = pa.default_memory_pool().backend_name
     with pytest.raises(RuntimeError):

@@ -2,11 +2,11 @@
 import json
 from dataclasses import replace
 
+from common.parquet import ParquetSink
 from schemas.config import Recipe
 from schemas.records import EXAMPLES, Example
 from warehouse.card import export_card
 from warehouse.layout import Warehouse
-from warehouse.parquet import ParquetSink
 from warehouse.pii_statement import pii_statement
 from warehouse.publish import publish_release
 

@@ -1,16 +1,15 @@
 import json
+from dataclasses import replace
 
 import duckdb
 import pytest
 
-from dataclasses import replace
-
+from common.checksums import sha256_file
+from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe
-from schemas.checksums import sha256_file
 from schemas.records import EXAMPLES, Example
 from warehouse.catalog import list_views, view_name
 from warehouse.layout import Warehouse
-from warehouse.parquet import ParquetSink
 from warehouse.publish import PublishError, publish_release
 from warehouse.splits import split_for
 

@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from schemas.jsonl import read_jsonl
-
-from warehouse.locking import file_lock
+from common.jsonl import read_jsonl
+from common.locking import file_lock
+from warehouse.layout import Warehouse
 
 SCHEMA = "express-review-ledger/1"
 VERDICTS = ("accept", "reject")
@@ -34,7 +34,7 @@ class LedgerError(ValueError):
 
 
 def reviews_dir(root: Path, dataset: str) -> Path:
-    return Path(root) / "reviews" / dataset
+    return Warehouse(Path(root)).reviews_dir(dataset)
 
 
 def now() -> str:
@@ -184,5 +184,5 @@ def consensus(by_reviewer: dict[str, Entry]) -> str | None:
 
 
 def datasets_with_reviews(root: Path) -> list[str]:
-    base = Path(root) / "reviews"
+    base = Warehouse(Path(root)).reviews
     return sorted(p.name for p in base.iterdir() if (p / "ledger").is_dir()) if base.is_dir() else []

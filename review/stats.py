@@ -13,9 +13,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from schemas.agreement import cohen_kappa, fleiss_kappa
-
-from warehouse.review.ledger import VERDICTS, Entry, Ledger, consensus, datasets_with_reviews, latest_by_reviewer
+from common.agreement import cohen_kappa, fleiss_kappa
+from review.ledger import VERDICTS, Entry, Ledger, consensus, datasets_with_reviews, latest_by_reviewer
+from warehouse.layout import Warehouse
 
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 
@@ -113,7 +113,7 @@ def agreement(ratings: dict[str, dict[str, str]]) -> dict[str, Any]:
 def review_stats(root: Path, release: Any | None = None) -> list[dict[str, Any]]:
     """Stats per reviewed dataset; with a release, only that dataset and the items of that release."""
     if release is not None:
-        from warehouse.review.items import release_items
+        from review.items import release_items
 
         ids = {it.item_id for it in release_items(release, root).items}
         if not Ledger(root, release.dataset).version:
@@ -124,8 +124,8 @@ def review_stats(root: Path, release: Any | None = None) -> list[dict[str, Any]]
 
 def release_review(release: Any) -> dict[str, Any] | None:
     """Reviewed precision of a release for its report and card, or None when none of its masks was
-    reviewed. The warehouse is the folder that holds the release's dataset folder."""
-    root = Path(release.path).parent.parent
+    reviewed."""
+    root = Warehouse.of_release(release.path).root
     if not Ledger(root, release.dataset).version:
         return None
     found = review_stats(root, release)

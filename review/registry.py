@@ -10,11 +10,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from schemas.jsonl import read_jsonl
-
-from warehouse.locking import file_lock
-from warehouse.review.items import ReviewItem
-from warehouse.review.ledger import LedgerError, reviews_dir, write_atomic
+from common.jsonl import read_jsonl
+from common.locking import file_lock
+from review.items import ReviewItem
+from review.ledger import LedgerError, reviews_dir, write_atomic
+from warehouse.layout import Warehouse
 
 
 def registry_path(root: Path, dataset: str) -> Path:
@@ -58,7 +58,7 @@ def _read(path: Path) -> dict[str, dict[str, Any]]:
 
 def load_registry(root: Path, dataset: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """item_id -> its registry rows (one per dataset that holds it), over one or all datasets."""
-    base = Path(root) / "reviews"
+    base = Warehouse(Path(root)).reviews
     names = [dataset] if dataset else (sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else [])
     out: dict[str, list[dict[str, Any]]] = {}
     for name in names:

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from warehouse.review.items import context_words, normalize_surface
-from warehouse.review.ledger import Entry, Ledger, consensus, latest_by_reviewer
+from review.items import context_words, normalize_surface
+from review.ledger import Entry, Ledger, consensus, latest_by_reviewer
 
 REASON = "review_rejected"
 MIN_CONTEXT_OVERLAP = 0.5

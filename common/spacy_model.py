@@ -1,23 +1,21 @@
 """The one spaCy pipeline the project runs, installed from PyPI (never downloaded at run time):
 the disclosure rules tag with it (extractors/nlp.py) and the PII scrubber finds names with its NER
-(filters/pii_names.py). Both load it through `load_pipeline`.
+(privacy/names.py). Both load it through `load_pipeline`.
 
-Its layers multiply matrices with numpy's OpenBLAS, not thinc's default blis: on this project's
-reference host (AMD EPYC, 2 cores) blis runs the tagger's shapes at ~18 GFLOP/s and OpenBLAS at
-~70, so tagging costs 1.5-2.5x less and NER 1.3x less, with the same tags and entities
-(bench/README.md; on an Intel Xeon host with AVX-512 the margin is smaller: the dev file's
-tagging 0.185 against 0.215 s); NER's transition steps still call blis from spaCy's Cython code.
-BLAS gets one thread per process: a build runs one worker process per core, and a thread pool in
-each would fight the others for the same cores.
+Its layers multiply matrices with numpy's OpenBLAS, not thinc's default blis: OpenBLAS runs the
+tagger's small shapes several times faster, with the same tags and entities (the figures are in
+bench/README.md, "Process tuning"); NER's transition steps still call blis from spaCy's Cython
+code. BLAS gets one thread per process: a build runs one worker process per core, and a thread
+pool in each would fight the others for the same cores.
 
-spaCy is imported here, with torch hidden (schemas/hidden_imports.py): thinc imports torch whenever
+spaCy is imported here, with torch hidden (common/hidden_imports.py): thinc imports torch whenever
 it is installed (the `hf` and `embeddings` extras), for PyTorch-backed models this project does
-not use; that took 1.2 s of every tagging process's start (~2.1 -> ~0.9 s to a loaded tagger)."""
+not use, and importing it slows the start of every process that tags."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from schemas.hidden_imports import hidden
+from common.hidden_imports import hidden
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -3,7 +3,7 @@ run only on the words around a cue.
 
 NER is the scrubber's one expensive step, and most sentences of a post hold no capitalized word
 but "I" and the first word. A cue is a word starting with a capital letter that is not a common
-word (spaCy's English stop words and filters/data/pii_name_free_words.txt, less Will and May) nor
+word (spaCy's English stop words and privacy/data/name_free_words.txt, less Will and May) nor
 a frequent English word by wordfreq that is not a census first name ("Unfortunately", "Facebook"
 are no cues; "Chris" is); a word after a title ("Mrs. Brown") always is. Sentence-initial names
 ("Mike and I ...") are cues because names are not in those lists. NER reads only the WINDOW
@@ -28,14 +28,14 @@ from pathlib import Path
 
 import regex
 
-import filters.pii_recognizers  # noqa: F401  (imports Presidio first, without torch)
-from presidio_analyzer import LocalRecognizer, RecognizerResult
-from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
-from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+import privacy.recognizers  # noqa: F401  (imports Presidio first, without torch)
+from presidio_analyzer import LocalRecognizer, RecognizerResult  # isort: skip
+from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # isort: skip
+from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # isort: skip
 
 from schemas.lexicon import lexicon_terms
 
-WORDS_FILE = Path(__file__).parent / "data" / "pii_name_free_words.txt"
+WORDS_FILE = Path(__file__).parent / "data" / "name_free_words.txt"
 NAME_LIKE_STOP_WORDS = frozenset({"will", "may"})
 _TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
 # A sentence ends after . ! ? (and closing quotes/brackets) before a space, or at a line break;
@@ -249,7 +249,7 @@ class NameFinder:
     MEMO_LINES = 8192
 
     def __init__(self, batch_size: int = NER_BATCH) -> None:
-        from schemas.spacy_model import MODEL, load_pipeline
+        from common.spacy_model import MODEL, load_pipeline
 
         nlp = load_pipeline(MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"])
         labels = nlp.get_pipe("ner").labels

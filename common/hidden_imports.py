@@ -2,8 +2,8 @@
 
 Presidio imports torch and transformers when they are installed, thinc (under spaCy) imports
 torch, and Great Expectations imports SQLAlchemy, for features this project does not use; with
-the `hf` or `embeddings` extra installed torch alone costs every process that scrubs or tags 1-20 s
-before its first post (bench/README.md). Importing such a library inside `hidden(...)` makes its
+the `hf` or `embeddings` extra installed, torch alone delays every process that scrubs or tags
+by seconds before its first post (bench/README.md, "Process tuning"). Importing such a library inside `hidden(...)` makes its
 optional imports fall back as if the package were absent.
 
 Only the thread inside the block is refused: a build imports Great Expectations and Presidio on a

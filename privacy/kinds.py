@@ -1,6 +1,6 @@
 """The PII kinds a recipe can scrub, in the order detectors run and reports list them, each with
 its `[filters]` switch (schemas/config.py). The scrubber defines a detector per kind
-(filters/pii.py; a test holds the two lists equal); the gate checks the kinds a recipe enabled and
+(privacy/scrubber.py; a test holds the two lists equal); the gate checks the kinds a recipe enabled and
 the dataset card names them, without loading any detector."""
 from __future__ import annotations
 

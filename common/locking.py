@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from common.errors import UserError
 
-class LockTimeout(TimeoutError):
+
+class LockTimeout(UserError, TimeoutError):
     """Another process held the lock for longer than we were willing to wait."""
 
 

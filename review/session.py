@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from warehouse.review.items import ReviewItem
-from warehouse.review.ledger import Entry, Ledger, now
-from warehouse.review.stats import Precision
+from review.items import ReviewItem
+from review.ledger import Entry, Ledger, now
+from review.stats import Precision
 
 MAX_REVIEWER = 80
 

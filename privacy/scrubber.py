@@ -1,8 +1,8 @@
 """PII scrubbing with Microsoft Presidio: what a person could be found by becomes a placeholder.
 
-Presidio's analyzer finds the structured kinds (filters/pii_recognizers.py: e-mail, URL, IP,
+Presidio's analyzer finds the structured kinds (privacy/recognizers.py: e-mail, URL, IP,
 phone, card, SSN, IBAN, Reddit/@/Discord handles) with no NLP engine at all, and person names
-with spaCy's NER on the words around capitalized cues (filters/pii_names.py). Overlapping finds
+with spaCy's NER on the words around capitalized cues (privacy/names.py). Overlapping finds
 are settled first (the longer span wins, then the higher score), and Presidio's anonymizer
 replaces each span by its placeholder, so the text outside the replaced spans is unchanged and
 the same input always gives the same output (disclosure offsets are computed on the result).
@@ -20,13 +20,13 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from filters.pii_recognizers import DETECTORS, digit_context, windows  # first: it imports Presidio without torch
-from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult
-from presidio_analyzer.nlp_engine import NoOpNlpEngine
-from presidio_anonymizer import AnonymizerEngine
-from presidio_anonymizer.entities import OperatorConfig
+from privacy.recognizers import DETECTORS, digit_context, windows  # first: it imports Presidio without torch
+from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult  # isort: skip
+from presidio_analyzer.nlp_engine import NoOpNlpEngine  # isort: skip
+from presidio_anonymizer import AnonymizerEngine  # isort: skip
+from presidio_anonymizer.entities import OperatorConfig  # isort: skip
 
-from schemas.pii_kinds import KINDS, enabled_kinds
+from privacy.kinds import KINDS, enabled_kinds
 from schemas.records import RawPost
 
 PLACEHOLDERS = {**{d.entity: d.placeholder for d in DETECTORS}, "PERSON": "[NAME]"}
@@ -68,7 +68,7 @@ class Scrubber:
         self._operators = {e: OperatorConfig("replace", {"new_value": p}) for e, p in PLACEHOLDERS.items()}
         self.names = None
         if "name" in self.kinds:
-            from filters.pii_names import NER_BATCH, NameFinder
+            from privacy.names import NER_BATCH, NameFinder
 
             self.names = NameFinder(batch_size=ner_batch_size or NER_BATCH)
 

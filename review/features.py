@@ -3,7 +3,7 @@ the ledger holds a verdict on, the features the model scores (extractors/accepta
 whether the reviewers kept it. `express train-acceptance --review FILE` reads the rows.
 
 A mask's features are recomputed on the text the reviewer saw (its segment, as exported by
-warehouse/review/items.py) with the rules alone, and the hit whose span is the mask's gives them:
+review/items.py) with the rules alone, and the hit whose span is the mask's gives them:
 the rules read a tagging window inside one sentence, so the segment holds all they see. A mask
 the rules no longer find there (a rule changed since the release) is named, never dropped
 silently."""
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from review.apply import ReviewIndex
+from review.items import ReviewItem, release_items
+from review.ledger import Ledger
 from schemas.config import ExtractConfig
-from warehouse.review.apply import ReviewIndex
-from warehouse.review.items import ReviewItem, release_items
-from warehouse.review.ledger import Ledger
 
 
 @dataclass

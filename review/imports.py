@@ -11,11 +11,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from schemas.jsonl import parse_jsonl
-
-from warehouse.review.labelstudio import DECISION_CONTROL
-from warehouse.review.ledger import VERDICTS, Entry, Ledger, now
-from warehouse.review.registry import load_registry
+from common.jsonl import parse_jsonl
+from review.labelstudio import DECISION_CONTROL
+from review.ledger import VERDICTS, Entry, Ledger, now
+from review.registry import load_registry
 
 
 class ReviewInputError(ValueError):

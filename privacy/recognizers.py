@@ -11,16 +11,14 @@ text's digits (digit_context), which made the hints ~30x cheaper on 100-300-word
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-import re
-
 import regex
 
-from schemas.hidden_imports import hidden
-
+from common.hidden_imports import hidden
 
 # Presidio imports torch and transformers when they are installed (for recognizers we do not use):
 # 15-20 s per process here. Imported with both hidden, its optional imports fall back.

@@ -1,20 +1,17 @@
 """Hand-review decisions in a build: which ledger version a run uses (fixed when the run starts,
 part of its id, recorded in its manifest), and the per-post step that applies it to the masks
-extraction found (warehouse/review/apply.py holds the matching rule)."""
+extraction found (review/apply.py holds the matching rule)."""
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
+from review.apply import ReviewIndex, apply_decisions
+from review.ledger import Ledger
 from schemas.records import Disclosure, RawPost
-from warehouse.layout import Warehouse
-from warehouse.review.apply import ReviewIndex, apply_decisions
-from warehouse.review.ledger import Ledger
-
-REVIEW_FILE = "review.json"  # <run>/: the ledger version the run's extraction applies
+from warehouse.layout import RunPaths, Warehouse
 
 Review = Callable[[RawPost, list[Disclosure]], tuple[list[Disclosure], "str | None"]]
 
@@ -28,9 +25,10 @@ def review_state(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
     return {"dataset": dataset, "version": version, "sha256": ledger.sha256(version)}
 
 
-def save_review_state(run_dir: Path, state: dict[str, Any] | None) -> None:
+def save_review_state(run: RunPaths, state: dict[str, Any] | None) -> None:
+    """Fix the ledger version a run applies (its `review.json`), when anything was reviewed."""
     if state is not None:
-        (run_dir / REVIEW_FILE).write_text(json.dumps(state, indent=2) + "\n")
+        run.review.write_text(json.dumps(state, indent=2) + "\n")
 
 
 @lru_cache(maxsize=4)
@@ -38,13 +36,12 @@ def _index(root: str, dataset: str, version: int) -> ReviewIndex:
     return ReviewIndex.from_ledger(Ledger(root, dataset), version)
 
 
-def run_review(run_dir: Path) -> ReviewIndex | None:
+def run_review(run: RunPaths) -> ReviewIndex | None:
     """The review index a run applies (loaded once per worker process), or None."""
-    path = run_dir / REVIEW_FILE
-    if not path.exists():
+    if not run.review.exists():
         return None
-    state = json.loads(path.read_text())
-    root = run_dir.resolve().parents[1]  # <warehouse>/runs/<run-id>: so a moved warehouse still resumes
+    state = json.loads(run.review.read_text())
+    root = run.root.resolve().parents[1]  # <warehouse>/runs/<run-id>: so a moved warehouse still resumes
     return _index(str(root), state["dataset"], int(state["version"]))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from warehouse.review.items import ReviewItem
+from review.items import ReviewItem
 
 TEXT_OBJECT = "text"
 WORD_CONTROL = "word"

@@ -1,5 +1,5 @@
 """The review page: a small Starlette app on 127.0.0.1. Every asset is a file of this package
-(warehouse/review/data/), nothing comes from a CDN."""
+(review/data/), nothing comes from a CDN."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from warehouse.review.session import ReviewSession, SessionError
+from review.session import ReviewSession, SessionError
 
 ASSETS = Path(__file__).resolve().parent / "data"
 FILES = {"review.js": "text/javascript", "review.css": "text/css"}

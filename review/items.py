@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.records import MASK
+from warehouse.layout import Warehouse
 
 CONTEXT_WORDS = 5  # words kept each side of a mask to recognise it again
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # letters (any script), inner apostrophes
@@ -171,10 +172,12 @@ def _run_disclosures(root: Path, manifest: dict[str, Any], keep_negated: bool) -
     """The post-level masks (before review) of the run that built the release, if it is still there:
     they give rule and negation, and let overlapping segments be told apart."""
     run_id = manifest.get("run_id")
-    path = root / "runs" / str(run_id) / "disclosures.parquet"
-    if not run_id or not path.exists():
+    if not run_id:
         return None
-    from warehouse.parquet import iter_tuples
+    path = Warehouse(Path(root)).run(str(run_id)).disclosures
+    if not path.exists():
+        return None
+    from common.parquet import iter_tuples
 
     out: dict[str, list[_PostMask]] = {}
     for post_id, found in iter_tuples(path, ["post_id", "disclosures"]):

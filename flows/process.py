@@ -1,0 +1,200 @@
+"""How an `express` process is tuned: environment defaults set before Prefect, pyarrow or the
+models are imported (and inherited by the Dask workers it spawns), the one temporary Prefect API of
+a command's flow runs, the Dask settings of local workers, the gate's imports warmed while the
+process would idle, and a quick exit. Each setting was measured; the figures are in
+bench/README.md ("Process tuning"), not here.
+"""
+from __future__ import annotations
+
+import atexit
+import functools
+import gc
+import hashlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+# Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
+OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
+DEFAULTS = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    # pyarrow's default pool (mimalloc) keeps what a build's Parquet reads and writes freed
+    "ARROW_DEFAULT_MEMORY_POOL": "jemalloc",
+}
+# Prefect's flow and task run loggers report a failure with its traceback at ERROR level; the
+# command prints the reason in one line instead (unless --debug).
+QUIET_RUN_LOGS = {"PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "CRITICAL",
+                  "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "CRITICAL"}
+TEMPORARY_API = "EXPRESS_TEMPORARY_API"  # the URL of the temporary API this process or a parent started
+
+# Dask's defaults for the local workers it spawns, changed:
+# - MALLOC_TRIM_THRESHOLD_ (Dask sets it so workers hand freed memory back at once) makes glibc
+#   return and re-fault spaCy's per-batch arrays; unset, glibc's adaptive threshold applies, and
+#   peak RSS is still bounded by the shard (bench/scale.py measures it).
+# - the statistical profiler samples every thread's stack, holding the GIL.
+# - the event-loop tick, memory monitors and system monitor run in every worker and, for the
+#   scheduler and nannies, in the flow process: CPU the workers want on a small machine. The tick
+#   only feeds diagnostics; memory limits are still enforced, within a second.
+LOCAL_WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                       "distributed.worker.profile.enabled": False,
+                       "distributed.admin.tick.interval": "1s",
+                       "distributed.worker.memory.monitor-interval": "1s",
+                       "distributed.admin.system-monitor.interval": "2s"}
+
+
+def set_defaults(quiet_runs: bool = False) -> None:
+    """The environment every command starts from (a variable already set wins); `quiet_runs`
+    leaves failures to the command's one-line message."""
+    for key, value in {**OFFLINE, **DEFAULTS}.items():
+        os.environ.setdefault(key, value)
+    if quiet_runs:
+        os.environ.update(QUIET_RUN_LOGS)
+
+
+def configure(temporary_api: bool = False, while_starting: Callable[[], object] | None = None) -> None:
+    """Before a command's first flow: the defaults, and with `temporary_api` (the command runs
+    flows) the temporary Prefect API when none is configured, calling `while_starting` meanwhile.
+    A command serving a lasting deployment (`express schedule`) keeps the user's server instead."""
+    set_defaults()
+    if temporary_api:
+        share_temporary_api(while_starting)
+
+
+def share_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
+    """Without a configured API (`PREFECT_API_URL`), Prefect starts a temporary server per process
+    from that process (loading the server's code there), so every Dask worker would start its own.
+    Start one here and export its URL before the workers spawn; None when an API is configured.
+    `while_starting` is called once the server process is launched, before waiting for it (this
+    process idles then). Flow runs against a temporary API send no heartbeats, also in a child
+    process given its parent's temporary API (a benchmark's builds)."""
+    if configured := os.environ.get("PREFECT_API_URL"):
+        if configured == os.environ.get(TEMPORARY_API):
+            _without_heartbeats()
+        return None
+    from prefect.settings import PREFECT_API_URL
+
+    if PREFECT_API_URL.value():
+        return None
+    url = _start_temporary_api(while_starting)
+    os.environ["PREFECT_API_URL"] = os.environ[TEMPORARY_API] = url
+    if not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
+        os.environ["PREFECT_API_SSL_CERT_FILE"] = str(_one_root_certificate())
+    from prefect.context import refresh_global_settings_context
+
+    refresh_global_settings_context()  # Prefect read its settings at import: this process's client uses it too
+    _without_heartbeats()
+    return url
+
+
+def _without_heartbeats() -> None:
+    """Switch off flow-run heartbeats for this process. Prefect beats from a thread that sleeps in
+    1 s steps and is joined when the run ends, so every flow run would end up to 1 s late. The
+    beats only feed a lasting server's detection of crashed runs; a temporary API ends with the
+    process that started it. `None` cannot be given through the environment, so the process's
+    settings are replaced, as Prefect's own refresh does."""
+    import prefect.context
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY
+
+    now = prefect.context.GLOBAL_SETTINGS_CONTEXT
+    prefect.context.GLOBAL_SETTINGS_CONTEXT = prefect.context.SettingsContext(
+        profile=now.profile, settings=now.settings.copy_with_update(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
+
+
+def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str:
+    """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
+    same uvicorn app, settings and "ephemeral" flags), without importing `prefect.server` in the
+    build's process. The child is stopped when this process exits."""
+    import httpx
+    import prefect
+    from prefect.settings import get_current_settings
+
+    settings = get_current_settings()
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1",
+           **settings.to_environment_variables(exclude_unset=True)}
+    with socket.socket() as sock:  # a port the system says is free
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parents[1]),
+                             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+                             "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
+    atexit.register(_stop, proc)
+    if while_starting is not None:
+        while_starting()
+    url, wait = f"http://127.0.0.1:{port}/api", settings.server.ephemeral.startup_timeout_seconds
+    deadline = time.monotonic() + wait
+    with httpx.Client() as client:
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                if client.get(f"{url}/health").status_code == 200:
+                    return url
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+    _stop(proc)
+    raise RuntimeError(f"the temporary Prefect API did not start within {wait} s (server exit code {proc.poll()}); "
+                       "set PREFECT_API_URL to use a running Prefect server")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # a server that does not stop is killed
+            proc.kill()
+            proc.wait()
+
+
+def _one_root_certificate() -> Path:
+    """A CA file of one certificate (certifi's first), for the API clients of the temporary
+    server: they speak plain HTTP to 127.0.0.1 and never verify a certificate, yet each builds a
+    verifying TLS context from certifi's whole bundle, twice per task on a Dask worker; loading one
+    certificate is much cheaper."""
+    import certifi
+
+    bundle = Path(certifi.where()).read_text(encoding="ascii")
+    end = "-----END CERTIFICATE-----\n"
+    first = bundle[bundle.index("-----BEGIN CERTIFICATE-----"):bundle.index(end) + len(end)]
+    path = Path(tempfile.gettempdir()) / f"express-local-api-ca-{hashlib.sha256(first.encode()).hexdigest()[:12]}.pem"
+    if not path.exists():
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(first, encoding="ascii")
+        tmp.replace(path)
+    return path
+
+
+@functools.cache  # once per process: later calls return the same thread
+def warm_gate_imports() -> threading.Thread:
+    """Import Great Expectations and the gate with its PII detectors in a background thread, once
+    per process, so publishing does not wait for them; a failed import resurfaces in the gate.
+    `express build` starts it while it waits for its temporary Prefect API (this process idles
+    then); otherwise the build starts it while the workers dedupe."""
+    def load() -> None:
+        try:
+            from warehouse.gx_adapter import import_gx
+
+            import_gx()
+            import warehouse.gate  # noqa: F401
+        except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
+            pass
+
+    thread = threading.Thread(target=load, name="warm-gx-import", daemon=True)
+    thread.start()
+    return thread
+
+
+def skip_exit_collection() -> None:
+    """Freeze every live object just before the interpreter exits, so its final garbage collections
+    skip them (a process that imported what a build imports otherwise spends a second collecting
+    cycles that are about to vanish). Exit handlers still run and files are closed by then."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    gc.freeze()
