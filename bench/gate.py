@@ -6,7 +6,7 @@ with a disclosure: what a 300,000-post build hands to publish), publishes it wit
 time it alone. Wall seconds and CPU seconds of this process (the machine is shared), and the
 process's peak RSS. Prints the figures, then one JSON line.
 
-    .venv/bin/python bench/gate.py [--examples 25000] [--chunk-mb 8] [--no-data-docs] [--keep DIR]
+    .venv/bin/python bench/gate.py [--examples 25000] [--chunk-mb 16] [--no-data-docs] [--keep DIR]
 """
 from __future__ import annotations
 

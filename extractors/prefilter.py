@@ -5,7 +5,7 @@ I have/had/'ve/'d been) is followed, within the pattern's phrase length, by a le
 real Reddit most text fails that test, so spaCy tags a small share of the words, and only
 around the trigger (plus the sentence start when family 3 needs it).
 
-Each window is as short as the rules allow (measured on the dev file, bench/README.md): it starts
+Each window is as short as the rules allow (measured on the dev file, bench/history.md): it starts
 at the "I" of the trigger (for feel/felt/feeling, the first "I" within WORDS_BEFORE_VERB words;
 with none, only family 3 can use the site, and no window opens unless it can), and it ends
 WORDS_AFTER_TERM words after the phrase's last lexicon word.

@@ -19,9 +19,9 @@ from typing import Any
 from schemas.records import RawPost
 
 SAMPLE_CHARS = 1000  # the language of a post is clear from its first ~150 words; longer costs time
-# fastText's cost grows with the text (~280 us for 1,000 characters, ~110 for 300): a post whose
-# first QUICK_CHARS fastText reads as a wanted language with QUICK_CONFIDENCE is kept on that
-# (96-99 % of English posts: bench/README.md); the others are read as before.
+# fastText's cost grows with the text: a post whose first QUICK_CHARS fastText reads as a wanted
+# language with QUICK_CONFIDENCE is kept on that (most English posts: bench/README.md); the
+# others are read as before.
 QUICK_CHARS = 300
 QUICK_CONFIDENCE = 0.9
 

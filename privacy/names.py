@@ -232,8 +232,8 @@ class _NerOnlyEngine(SpacyNlpEngine):
                             language=language, scores=scores)
 
 
-# cue sentences per NER batch: 256 costs 15 % less a piece than 64 (spaCy's NER steps a batch's
-# docs together); 1,024 no less (measured on synthetic candidates, bench/README.md)
+# cue sentences per NER batch: spaCy's NER steps a batch's docs together, so a larger batch costs
+# less a piece, up to about this size (bench/README.md, "Other settings chosen from measurements")
 NER_BATCH = 256
 
 
