@@ -16,11 +16,24 @@ from schemas.lexicon import Decomposition
 
 def read_predictions(path: str | Path, labels_field: str = "labels",
                      output_field: str = "output") -> Iterator[tuple[list[str], str | None]]:
-    """(gold labels, raw answer) per row; errors name the file and line."""
+    """(gold labels, raw answer) per row; errors name the file and line. A file without a row is an
+    error: scoring it would print all zeros as if a model had answered everything wrongly."""
     p = Path(path)
+    rows = 0
+    for pair in _pairs(p, labels_field, output_field):
+        rows += 1
+        yield pair
+    if not rows:
+        raise ValueError(f"{p}: no predictions in the file (it is empty or holds only a header or blank lines)")
+
+
+def _pairs(p: Path, labels_field: str, output_field: str) -> Iterator[tuple[list[str], str | None]]:
     if p.suffix.lower() == ".csv":
-        with open(p, encoding="utf-8", newline="") as fh:
+        # utf-8-sig: a spreadsheet's byte-order mark would otherwise be part of the first column's name
+        with open(p, encoding="utf-8-sig", newline="") as fh:
             reader = csv.DictReader(fh)
+            if reader.fieldnames is None:
+                return  # not even a header: empty
             for field in (labels_field, output_field):
                 if field not in (reader.fieldnames or []):
                     raise ValueError(f"{p}: no column '{field}' (columns: {reader.fieldnames})")
