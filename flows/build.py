@@ -36,17 +36,17 @@ from pipeline.shards import Shard, input_stems
 from pipeline.split import InputFile, SplitStep, split_so_far
 from sources.dumps import DumpError
 from sources.join import is_comment_input
+from sources.praw_source import Refused
 from warehouse.layout import Warehouse
 from warehouse.publish import PublishError
 
 
 def _retry_unless_it_cannot_heal(task: Any, task_run: Any, state: Any) -> bool:
     """A damaged dump stays damaged and a refused release (failed gate, no examples, version taken)
-    is refused again, and so do missing credentials: retrying those only repeats the work; an I/O
-    error, a rate limit or a lost worker may clear."""
-    from sources.praw_source import MissingCredentials
-
-    return not isinstance(state.result(raise_on_failure=False), (DumpError, PublishError, MissingCredentials))
+    or scrape (credentials missing or rejected, a listing forbidden) is refused again: retrying
+    those only repeats the work (a failed gate wrote one rejected folder per attempt); an I/O error,
+    a rate limit or a lost worker may clear."""
+    return not isinstance(state.result(raise_on_failure=False), (DumpError, PublishError, Refused))
 
 
 @dataclass(frozen=True)

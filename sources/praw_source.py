@@ -33,8 +33,22 @@ class ScrapeError(RuntimeError):
     """The scrape cannot go on (no credentials, retries exhausted); the checkpoint keeps the progress."""
 
 
-class MissingCredentials(ScrapeError, UserError):
-    """praw found no client id, secret or user agent; retrying will not help."""
+class Refused(ScrapeError, UserError):
+    """The scrape as configured is refused (credentials missing or rejected, a listing forbidden or
+    not found): retrying will not help, the user must change something."""
+
+
+class MissingCredentials(Refused):
+    """praw found no client id, secret or user agent."""
+
+
+# HTTP statuses no retry changes, with what a user can do about them (never a credential's value)
+REFUSALS = {
+    401: "Reddit rejected the praw credentials (401 at its token endpoint): check praw_client_id and "
+         "praw_client_secret (environment or praw.ini)",
+    403: "Reddit answered 403 Forbidden: the subreddit is private, quarantined or banned, or the app may not read it",
+    404: "Reddit answered 404 Not Found: check the subreddit's name",
+}
 
 
 @dataclass(frozen=True)
@@ -195,7 +209,8 @@ class Scraper:
 
     def run_query(self, q: Query, p: Progress, mark: Mark | None, hand_on: HandOn, where: str = "the checkpoint") -> None:
         """Read `q` until its listing ends, `limit` items were looked at, or (newest first) the mark."""
-        from prawcore.exceptions import InvalidToken, RequestException, ServerError, TooManyRequests
+        from prawcore.exceptions import (InvalidToken, OAuthException, RequestException, ResponseException,
+                                         ServerError, TooManyRequests)
 
         attempt = 0
         while not p.done:
@@ -223,3 +238,18 @@ class Scraper:
             except (TooManyRequests, ServerError, RequestException, InvalidToken) as exc:
                 attempt += 1
                 self._backoff(q, attempt, exc, where)
+            except (ResponseException, OAuthException) as exc:
+                raise _refusal(q, exc, where) from None
+
+
+def _refusal(q: Query, exc: Exception, where: str) -> ScrapeError:
+    """A status no retry changes, as one line naming the query (a redirect is how Reddit answers an
+    unknown subreddit: a 404); anything else as the ScrapeError of an unexpected answer."""
+    response = getattr(exc, "response", None)
+    status = 404 if type(exc).__name__ == "Redirect" else getattr(response, "status_code", None)
+    if "access_token" in str(getattr(response, "url", "")) or type(exc).__name__ == "OAuthException":
+        status = 401
+    reason = REFUSALS.get(status)
+    if reason is None:
+        return ScrapeError(f"{q.key}: Reddit answered {status or type(exc).__name__}; progress is in {where}")
+    return Refused(f"{q.key}: {reason}; progress is in {where}" if status != 401 else reason)

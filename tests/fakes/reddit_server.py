@@ -1,8 +1,10 @@
 """A fake Reddit API on 127.0.0.1 for real praw: OAuth token, listings, search, comments.
 
 It pages like Reddit (`limit`, `after`, a `before`-less cursor), records every request, and can be
-told to answer the next listing requests with given error statuses (e.g. one 429, one 500; a 429
-carries `Retry-After: <retry_after>` unless that is None), to answer each API request only after
+told to refuse the app's credentials at the token endpoint (`reject_credentials`: 401, as Reddit
+answers a wrong client id or secret), to answer the next listing requests with given error statuses
+(e.g. one 429, one 500, a 403 of a private subreddit, a 404; a 429 carries
+`Retry-After: <retry_after>` unless that is None), to answer each API request only after
 `delay` seconds, or to hold API request number `stall_at` until `release` is set (so a test can kill
 a client at a known point).
 """
@@ -39,6 +41,7 @@ class FakeReddit:
         self.requests: list[dict[str, Any]] = []
         self.errors_served: list[int] = []
         self.retry_after: str | None = "1"
+        self.reject_credentials = False
         self.delay = 0.0
         self.stall_at: int | None = None
         self.stalled, self.release = threading.Event(), threading.Event()
@@ -83,6 +86,8 @@ class FakeReddit:
     def route(self, method: str, path: str, params: dict[str, str]) -> tuple[int, Any]:
         parts = [p for p in path.strip("/").removesuffix(".json").split("/") if p]
         if method == "POST" and parts == ["api", "v1", "access_token"]:
+            if self.reject_credentials:
+                return 401, {"message": "Unauthorized", "error": 401}
             return 200, {"access_token": TOKEN, "token_type": "bearer", "expires_in": 3600, "scope": "*"}
         with self._lock:
             self.api_calls += 1

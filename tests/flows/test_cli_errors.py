@@ -61,6 +61,42 @@ def test_a_bad_recipe_key_or_value_names_the_file_and_key(tmp_path, section, lin
     short_error(express("build", "--input", str(dump), "--config", str(recipe)), str(recipe), needle)
 
 
+def test_rejected_praw_credentials_end_the_build_at_once_in_one_line(prefect_harness, tmp_path):
+    """The pull is not retried (a retry cannot make a wrong secret right) and nothing is published."""
+    from prefect.settings import PREFECT_API_URL
+
+    from tests.fakes.reddit_server import FakeReddit
+
+    recipe = tmp_path / "praw.toml"
+    secret = "wrong-secret-4f1c"
+    with FakeReddit([]) as fake:
+        fake.reject_credentials = True
+        recipe.write_text(f'[sources]\nkind = "praw"\nterms = ["sad"]\noauth_url = "{fake.url}"\n'
+                          f'reddit_url = "{fake.url}"\n')
+        proc = express("build", "--config", str(recipe), "--warehouse", str(tmp_path / "wh"),
+                       env={"PREFECT_API_URL": PREFECT_API_URL.value(), "praw_client_id": "id-1",
+                            "praw_client_secret": secret, "praw_user_agent": "express-tests/0.1"})
+        tokens = [r for r in fake.requests if r["path"] == "/api/v1/access_token"]
+    [line] = short_error(proc, "Reddit rejected the praw credentials", "praw_client_secret")
+    assert line.startswith("express build: nothing published:") and secret not in proc.stderr + proc.stdout
+    assert len(tokens) == 1 and not list((tmp_path / "wh").glob("*/v*"))
+
+
+@pytest.mark.parametrize("text,needles", [
+    ("[filters\nmin_words = 3\n", ["invalid TOML", "line 1"]),  # tomllib names where it stopped
+    ("[filters]\nmin_words = \n", ["invalid TOML", "line 2"]),
+    ("[bogus]\nkey = 1\n", ["unknown section [bogus]"]),
+])
+def test_a_recipe_that_is_not_toml_or_has_an_unknown_section_names_the_file(tmp_path, text, needles):
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(text)
+    dump = tmp_path / "RS_2024-01.jsonl"
+    dump.write_text(json.dumps({"id": "a", "title": "t", "selftext": "I feel so sad today"}) + "\n")
+    short_error(express("build", "--input", str(dump), "--config", str(recipe), "--warehouse", str(tmp_path / "wh")),
+                str(recipe), *needles)
+    assert not (tmp_path / "wh" / "runs").exists()
+
+
 def test_an_unknown_release_names_the_release_and_the_warehouse(tmp_path):
     wh = tmp_path / "wh"
     for command in (["report", "--release", "express-demo/v9"], ["card", "--release", "express-demo/v9", "--out",

@@ -98,12 +98,13 @@ def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_c
     assert sorted(_example_ids(v1, wh)) == sorted(i for i in _example_ids(v2, wh) if not i.startswith("n"))
 
 
-def test_pull_task_retries_rate_limits_but_not_missing_credentials():
+def test_pull_tasks_retry_rate_limits_but_not_missing_or_rejected_credentials():
     from prefect.states import Failed
 
     from flows.build import _retry_unless_it_cannot_heal, pull_task
-    from sources.praw_source import MissingCredentials, ScrapeError
+    from sources.praw_source import REFUSALS, MissingCredentials, Refused, ScrapeError
 
     assert pull_task.retries == 2 and pull_task.retry_condition_fn is _retry_unless_it_cannot_heal
     assert _retry_unless_it_cannot_heal(pull_task, None, Failed(data=ScrapeError("gave up after 5 retries")))
     assert not _retry_unless_it_cannot_heal(pull_task, None, Failed(data=MissingCredentials("praw credentials missing")))
+    assert not _retry_unless_it_cannot_heal(pull_task, None, Failed(data=Refused(REFUSALS[401])))

@@ -10,7 +10,7 @@ from schemas.config import SourcesConfig
 from schemas.records import RawPost
 from sources.dumps import read_dump
 from sources.praw_pulls import pull
-from sources.praw_source import ScrapeError, make_reddit
+from sources.praw_source import Refused, ScrapeError, make_reddit
 from tests.fakes.reddit_server import TOKEN, FakeReddit
 
 SECRET = "s3cr3t-value-never-written"
@@ -86,6 +86,37 @@ def test_a_revoked_token_is_fetched_again_and_the_request_retried(creds, tmp_pat
     tokens = [r for r in fake.requests if r["path"] == "/api/v1/access_token"]
     assert fake.errors_served == [401] and len(tokens) == 2 and sleeps == [0.5]
     assert [json.loads(x)["id"] for x in result.path.read_text().splitlines()] == ["s5", "s3", "s1"]
+
+
+def test_rejected_credentials_stop_the_pull_before_any_listing_and_are_never_named(creds, tmp_path):
+    with FakeReddit(submissions()) as fake:
+        fake.reject_credentials = True
+        cfg = cfg_for(fake)
+        sleeps: list[float] = []
+        with pytest.raises(Refused, match="Reddit rejected the praw credentials") as refused:
+            pull(cfg, ["sad"], tmp_path, reddit=make_reddit(cfg), sleep=sleeps.append, log=quiet)
+    tokens = [r for r in fake.requests if r["path"] == "/api/v1/access_token"]
+    assert len(tokens) == 1 and fake.api_calls == 0 and sleeps == []  # asked once, never retried
+    assert SECRET not in str(refused.value) and "client-id-123" not in str(refused.value)
+
+
+@pytest.mark.parametrize("status,reason", [(403, "403 Forbidden"), (404, "404 Not Found")])
+def test_a_forbidden_or_missing_listing_stops_the_pull_at_once_keeping_what_it_read(creds, tmp_path, status, reason):
+    """The second page is refused: no retry (it cannot clear), an error naming the query, and the
+    first page's posts kept, so the same pull after the fix goes on from there."""
+    with FakeReddit(submissions(), page_size=2) as fake:
+        fake.fail_on = {2: status}
+        cfg = cfg_for(fake, listing="new", subreddits=("offmychest",))
+        sleeps: list[float] = []
+        with pytest.raises(Refused, match=reason) as refused:
+            pull(cfg, [], tmp_path, reddit=make_reddit(cfg), sleep=sleeps.append, log=quiet)
+        assert fake.errors_served == [status] and fake.api_calls == 2 and sleeps == []
+        assert "new|offmychest|" in str(refused.value)
+        (part,) = tmp_path.glob("*.jsonl.part")
+        first_page = [json.loads(x)["id"] for x in part.read_text().splitlines()]
+        assert first_page == ["s4", "s3"]  # offmychest holds s0-s4, newest first, two a page
+        result = pull(cfg, [], tmp_path, reddit=make_reddit(cfg), log=quiet)
+    assert [json.loads(x)["id"] for x in result.path.read_text().splitlines()] == ["s4", "s3", "s2", "s1", "s0"]
 
 
 def test_missing_credentials_are_reported_without_values(monkeypatch, tmp_path):
