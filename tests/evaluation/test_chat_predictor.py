@@ -1,5 +1,6 @@
 """The OpenAI-compatible predictor with the real `openai` client against a fake server on 127.0.0.1."""
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from warehouse.layout import Warehouse
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 SECRET = "sk-test-do-not-store-7f3a"
+# the shipped prompt settings, read as plain TOML (not through evaluation.prompts, which is under test)
+PROMPTS = tomllib.loads((Path(__file__).resolve().parents[2] / "evaluation" / "data" / "prompts.toml").read_text())
 
 
 def options(server: FakeOpenAIServer, cache: Path, **kw) -> PredictorOptions:
@@ -98,18 +101,24 @@ def test_exhausted_retries_are_recorded_as_invalid_and_not_cached(tiny_release, 
         assert len(server.requests) == 3 and again.metrics["VRate"] == 1.0
 
 
-def test_rejected_key_stops_the_run_and_marks_it_failed(tiny_release, tmp_path):
+@pytest.mark.parametrize("status", ["401", "403", "404"], ids=["bad-key", "no-access", "no-such-model"])
+def test_a_refused_key_or_model_stops_the_run_at_once_and_marks_it_failed(tiny_release, tmp_path, status):
+    """docs/evaluation.md: 401, 403 and 404 stop the run (the key, the model or the URL is wrong);
+    the first refusal ends it: not retried, and of the other nine rows only the one a free request
+    slot had already taken (concurrency 1) may still be asked."""
     wh = Warehouse.at(tiny_release["warehouse"])
+    model = f"m-{status}"
     with FakeOpenAIServer() as server:
-        server.faults.append("401")
-        with pytest.raises(ChatConfigError, match="401"):
-            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
-                             model="m-401", options=options(server, tmp_path / "c", concurrency=1))
+        server.faults.append(status)
+        with pytest.raises(ChatConfigError, match=f"answered {status} for model '{model}'"):
+            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=10,
+                             model=model, options=options(server, tmp_path / "c", concurrency=1))
+        assert len(server.requests) <= 2
     failed = [json.loads(p.read_text()) for p in (wh.root / "evaluations").glob("*/config.json")]
-    assert any(c["status"] == "failed" and c["model"] == "m-401" for c in failed)
+    assert any(c["status"] == "failed" and c["model"] == model for c in failed)
     from evaluation.runs import list_runs
 
-    assert all(r.config["model"] != "m-401" for r in list_runs(wh))  # failed runs never reach a leaderboard
+    assert all(r.config["model"] != model for r in list_runs(wh))  # failed runs never reach a leaderboard
 
 
 @pytest.mark.parametrize("setting", ["few-shot-random", "few-shot-nearest"])
@@ -119,7 +128,9 @@ def test_few_shot_prompts_show_four_train_examples_with_the_same_mask_count(tiny
         run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", setting,
                                model="m-few", options=options(server, tmp_path / "c"))
         bodies = server.requests
-    test_posts = {r["post_id"] for r in split_rows(tiny_release)}
+    rows = split_rows(tiny_release)
+    test_posts = {r["post_id"] for r in rows}
+    assert len(bodies) == len(rows) > 0  # one request per test example: the loops below see them all
     for body in bodies:
         msgs = body["messages"]
         assert [m["role"] for m in msgs] == ["user", "assistant"] * 4 + ["user"]
@@ -127,7 +138,9 @@ def test_few_shot_prompts_show_four_train_examples_with_the_same_mask_count(tiny
         for user, answer in zip(msgs[:-1:2], msgs[1:-1:2]):
             assert user["content"].split("Text:", 1)[1].count("<mask>") == k
             assert len(eval(answer["content"])) == k
-    for pred in read_run_predictions(run.path):
+    preds = list(read_run_predictions(run.path))
+    assert len(preds) == len(rows)
+    for pred in preds:
         assert len(pred["shots"]) == 4 and not set(pred["shots"]) & test_posts
     config = json.loads((run.path / "config.json").read_text())
     assert config["setting"] == setting
@@ -144,7 +157,7 @@ def test_chain_of_thought_answer_after_reasoning_is_parsed(tiny_release, tmp_pat
     with FakeOpenAIServer(thinker) as server:
         run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "chain-of-thought",
                                model="m-cot", options=options(server, tmp_path / "c"))
-        assert server.requests[0]["max_tokens"] == 1024
+        assert server.requests[0]["max_tokens"] == PROMPTS["settings"]["chain-of-thought"]["max_tokens"] > 0
     assert run.metrics["VRate"] == 1.0 and run.metrics["AccL"] > 0
 
 

@@ -1,9 +1,12 @@
 """A small OpenAI-compatible chat server on 127.0.0.1 for tests: real HTTP, scripted faults.
 
 `faults` is consumed one per request, in order: "429" (rate limited, Retry-After 0), "500",
-"401", or a number of seconds to stall before answering (the client times out first). Without a
-fault, `responder(text, k, body)` writes the answer; by default a list of k words. Every request
-body and Authorization header is recorded.
+"401" (a bad key), "403" (a key without access to the model), "404" (no such model), or a number
+of seconds to stall before answering (the client times out first). Without a fault,
+`responder(text, k, body)` writes the answer; by default a list of k words. Every request body
+and Authorization header is recorded, and the most requests it held at once (`max_in_flight`);
+`hold_until_in_flight = n` holds each request until n are in (at most 30 s), so a client that
+sends n at once is seen sending them together.
 """
 from __future__ import annotations
 
@@ -35,7 +38,12 @@ class FakeOpenAIServer:
         self.faults: deque[str | float] = deque()
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
+        self.max_in_flight = 0
+        self.hold_until_in_flight = 0
+        self._in_flight = 0
+        self._held_enough = False
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -81,10 +89,24 @@ class FakeOpenAIServer:
                     fake.requests.append(body)
                     fake.auth_headers.append(self.headers.get("Authorization", ""))
                     fault = fake.faults.popleft() if fake.faults else None
+                    fake._in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake._in_flight)
+                    if fake.hold_until_in_flight and fake._in_flight >= fake.hold_until_in_flight:
+                        fake._held_enough = True
+                        fake._arrived.notify_all()
+                    if fake.hold_until_in_flight:
+                        fake._arrived.wait_for(lambda: fake._held_enough, timeout=30)
+                try:
+                    self._answer(body, fault)
+                finally:
+                    with fake._lock:
+                        fake._in_flight -= 1
+
+            def _answer(self, body: dict[str, Any], fault: str | float | None) -> None:
                 if fault == "429":
                     self._send(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}}, {"Retry-After": "0"})
                     return
-                if fault in ("500", "401"):
+                if fault in ("500", "401", "403", "404"):
                     self._send(int(fault), {"error": {"message": f"scripted {fault}", "type": "server_error"}})
                     return
                 if isinstance(fault, (int, float)):
