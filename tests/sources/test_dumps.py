@@ -24,6 +24,29 @@ def test_zst_dump_yields_posts_and_quarantines_bad_lines_with_line_numbers(tmp_p
     assert all(isinstance(m, Malformed) and m.source_file == str(path) for m in out[1:])
 
 
+@pytest.mark.parametrize("window_log", [28, 31])
+def test_a_dump_whose_frame_declares_a_window_over_128_mib_is_read_to_its_end(tmp_path, window_log):
+    """Pushshift compresses with `zstd --long=31`: frames that declare a window of up to 2 GiB, more
+    than a zstd decoder accepts by default (128 MiB). The reader and the build's split take them."""
+    from pipeline.shards import split_input
+
+    lines = [json.dumps({"id": f"p{i}", "title": f"Post {i}", "selftext": "I feel so sad today"}).encode()
+             for i in range(300)]
+    path = tmp_path / "RS_2024-01.zst"
+    # streamed without a content size, as a dump is: the frame header keeps the window asked for
+    params = zstandard.ZstdCompressionParameters.from_level(3, window_log=window_log, enable_ldm=True,
+                                                            write_content_size=False)
+    with open(path, "wb") as fh, zstandard.ZstdCompressor(compression_params=params).stream_writer(fh) as w:
+        w.write(b"\n".join(lines) + b"\n")
+    data = path.read_bytes()
+    assert zstandard.get_frame_parameters(data).window_size == 2**window_log > 128 * 2**20
+    with pytest.raises(zstandard.ZstdError, match="too much memory"):  # what a default decoder says
+        zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    assert [p.id for p in read_dump(path)] == [f"p{i}" for i in range(300)]
+    split = split_input(str(path), str(tmp_path / "shards"), "RS_2024-01", 100)
+    assert [s["lines"] for s in split.shards] == [100, 100, 100]
+
+
 def test_utf8_sequence_split_across_chunks_is_decoded(tmp_path, monkeypatch):
     monkeypatch.setattr(dumps, "CHUNK", 7)  # force tiny blocks so multi-byte chars straddle them
     text = "I’m 😢 so sad — ça va"
