@@ -28,6 +28,30 @@ def _cli(dump: Path, warehouse: Path, workers: int) -> list[str]:
             "--warehouse", str(warehouse), "--shard-lines", str(SHARD_LINES), "--workers", str(workers)]
 
 
+# `express build` in a process that stops just before writing its fourth extract.done marker (a
+# marker is renamed into place once complete), held there until the test kills it.
+HOLD_BEFORE_FOURTH_EXTRACT = """
+import os, sys, threading
+from pathlib import Path
+
+real_replace, written, lock = os.replace, [], threading.Lock()
+
+def replace(src, dst, *args, **kwargs):
+    if Path(dst).name == "extract.done":
+        with lock:
+            hold = len(written) >= 3
+            written.append(dst)
+        if hold:
+            threading.Event().wait()
+    return real_replace(src, dst, *args, **kwargs)
+
+os.replace = replace
+sys.argv = ["express", *sys.argv[1:]]
+from flows.cli import entry
+sys.exit(entry())
+"""
+
+
 def _env() -> dict[str, str]:
     from prefect.settings import PREFECT_API_URL
 
@@ -90,14 +114,16 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
 
 
 def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, demo_dump, sharded_demo, tmp_path):
+    """The build is held (in its own process) just before its fourth `extract.done` marker, so the
+    kill lands mid-build with exactly three shards extracted, however fast or busy the host is."""
     killed_wh = tmp_path / "killed"
-    proc = subprocess.Popen(_cli(demo_dump, killed_wh, 0), cwd=REPO, env=_env(), start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_BEFORE_FOURTH_EXTRACT, *_cli(demo_dump, killed_wh, 0)[3:]],
+                            cwd=REPO, env=_env(), start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 300  # a hang guard: the three markers come as fast as the host allows
     try:
-        while time.monotonic() < deadline and proc.poll() is None:
-            if len(list(killed_wh.glob("runs/*/shards/*/extract.done"))) >= 3:
-                break
+        while len(list(killed_wh.glob("runs/*/shards/*/extract.done"))) < 3:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read().decode()[-2000:]
             time.sleep(0.02)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -105,7 +131,7 @@ def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, d
     assert proc.returncode == -signal.SIGKILL
     shard_dirs = [p for p in killed_wh.glob("runs/*/shards/*") if p.is_dir()]
     done = [p for p in shard_dirs if (p / "extract.done").exists()]
-    assert 3 <= len(done) < len(shard_dirs), "the kill must land mid-build"
+    assert len(done) == 3 < len(shard_dirs) == 6, "the kill must land mid-build"
     assert not list(killed_wh.glob("express-demo/v*/manifest.json"))
     stamps = {p: (p / "filter.done").stat().st_mtime_ns for p in shard_dirs}
 
@@ -127,8 +153,10 @@ def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, d
 def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(prefect_harness, demo_dump, tmp_path,
                                                                                  monkeypatch):
     """The split runs on a thread of its own beside the flow's task runner: with a single task
-    thread (one worker), the first shards are filtered while the split (each shard finished 0.3 s
-    late) is still running."""
+    thread (one worker), the first shard is filtered while the split is still running. The split
+    is held before finishing its second shard until the first shard's filter.done marker exists:
+    a build that filtered only after the whole split would never write it (the hold gives up after
+    120 s and the split ends first)."""
     from prefect import flow
     from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -136,14 +164,18 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
     from pipeline import split as split_step
     from pipeline.plan import open_build, plan_build
 
-    close = split_step._ShardFile.close
+    run = open_build(plan_build(tmp_path / "wh", [str(demo_dump)], CONFIG, 150, workers=0))
+    close, closed = split_step._ShardFile.close, []  # per shard closed: (any filter.done, the split's marker) then
+    deadline = time.monotonic() + 120  # one hold in all, for a split that never sees a shard filtered
 
-    def slow_close(self):
-        time.sleep(0.3)
+    def close_once_the_first_shard_is_filtered(self):
+        if closed:
+            while not list(run.shards_dir.glob("*/filter.done")) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        closed.append((bool(list(run.shards_dir.glob("*/filter.done"))), bool(list(run.shards_dir.glob("split-*.done")))))
         return close(self)
 
-    monkeypatch.setattr(split_step._ShardFile, "close", slow_close)
-    run = open_build(plan_build(tmp_path / "wh", [str(demo_dump)], CONFIG, 150, workers=0))
+    monkeypatch.setattr(split_step._ShardFile, "close", close_once_the_first_shard_is_filtered)
 
     @flow(name="split-and-filter", task_runner=ThreadPoolTaskRunner(max_workers=1))
     def split_and_filter():
@@ -151,10 +183,10 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
         return splits, [f.result() for f in filtering.values()]
 
     (split,), filtered = split_and_filter()
-    assert len(split.shards) >= 4 and len(filtered) == len(split.shards)
-    split_end = (run.shards_dir / f"split-{split.stem}.done").stat().st_mtime_ns
-    first_filtered = (split.shards[0].path / "filter.done").stat().st_mtime_ns
-    assert first_filtered < split_end
+    assert len(split.shards) == len(closed) >= 4 and len(filtered) == len(split.shards)
+    assert (run.shards_dir / f"split-{split.stem}.done").exists()
+    assert closed[0] == (False, False)  # the first shard: nothing filtered yet
+    assert closed[1] == (True, False)  # the second: the first was filtered, and the split was still running
 
 
 def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_nothing(prefect_harness, demo_dump,

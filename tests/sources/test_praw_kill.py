@@ -1,14 +1,13 @@
 """A pull is exactly-once under kill -9: a real pull process (real praw against the fake Reddit server on
-127.0.0.1) is killed with SIGKILL, at chosen points of its write + checkpoint protocol, from outside while
-the server holds a request, and at random moments; the same pull then resumes and its file holds every
-item (a ~150-word post and its comments) exactly once, in the listing's order."""
+127.0.0.1) is killed with SIGKILL, at chosen points of its write + checkpoint protocol, and from outside
+while the server holds a request (a chosen one, or one drawn at random); the same pull then resumes and
+its file holds every item (a ~150-word post and its comments) exactly once, in the listing's order."""
 import json
 import os
 import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -159,24 +158,26 @@ def test_kill_9_from_outside_while_the_server_holds_a_request_then_resume(creds,
         resume_and_check(fake, tmp_path, subs, comments)
 
 
-def test_kill_9_at_random_moments_several_times_then_resume(creds, tmp_path):
+def test_kill_9_at_random_points_several_times_then_resume(creds, tmp_path):
+    """Four pulls, each killed while the server holds its k-th request, k drawn at random (seeded):
+    each kill lands at a known point of the listing, whatever the host's speed, so each pull has
+    handed on all it read before that request and the file only grows."""
     rng = random.Random(2024)
     subs, comments = corpus(60)
     with FakeReddit(subs, comments, page_size=4) as fake:
-        fake.delay = 0.01  # ~75 requests: a whole pull takes over a second, 4 kills cut it short
         sizes = []
         for _ in range(4):
-            start = fake.api_calls
+            fake.stalled.clear()
+            fake.release.clear()
+            fake.stall_at = fake.api_calls + rng.randint(3, 12)  # a listing page or a comment fetch
             proc = spawn(fake, tmp_path)
-            deadline = time.monotonic() + 60
-            while fake.api_calls == start and time.monotonic() < deadline:  # wait until it is pulling
-                time.sleep(0.005)
-            time.sleep(rng.uniform(0.0, 0.25))
+            assert fake.stalled.wait(60), "the pull never reached the held request"
             proc.send_signal(signal.SIGKILL)
             _, err = proc.communicate(timeout=30)
+            fake.release.set()
             assert proc.returncode == -signal.SIGKILL, err.decode()[-2000:]
             part = next(tmp_path.glob("*.jsonl.part"), None)
             sizes.append(part.stat().st_size if part else 0)
-        assert len(set(sizes)) > 1 and sizes[-1] > 0  # killed at different points, progress kept
-        fake.delay = 0.0
+        fake.stall_at = None
+        assert sizes == sorted(sizes) and len(set(sizes)) == 4 and sizes[0] > 0, sizes  # progress kept, each time
         resume_and_check(fake, tmp_path, subs, comments)
