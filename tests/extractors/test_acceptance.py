@@ -2,8 +2,8 @@
 the drops are accounted for (disclosure field, explain, funnel), the on/off switch, training."""
 import json
 import random
+from pathlib import Path
 
-import pyarrow as pa
 import pytest
 
 from common.checksums import sha256_file
@@ -23,7 +23,7 @@ from extractors.jsonl import extract_jsonl
 from flows.cli import main as cli
 from schemas.config import ConfigError, ExtractConfig, recipe_from_dict
 from schemas.funnel import Funnel
-from schemas.records import DISCLOSURES, RawPost
+from schemas.records import RawPost
 
 FILLER = ("We moved to a new city last spring and the first months were a blur of boxes and paperwork. "
           "My partner started a new job, I kept working from home, and the neighbours are friendly. ")
@@ -140,7 +140,7 @@ def test_recipe_option_switches_acceptance_and_describe_gives_the_manifest_entry
     assert entry["file"] == declared["file"] and len(entry["training_data_sha256"]) == 64
 
 
-def test_extract_output_keeps_rule_and_adds_acceptance_and_the_disclosures_table_stores_it(tmp_path):
+def test_extract_output_keeps_rule_and_adds_acceptance(tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps({"id": 1, "text": FILLER + "I feel so guilty about it."}) + "\n", encoding="utf-8")
     rows = {}
@@ -150,9 +150,25 @@ def test_extract_output_keeps_rule_and_adds_acceptance_and_the_disclosures_table
         (rows[setting],) = json.loads(out.read_text(encoding="utf-8"))["disclosures"]
     assert rows["off"]["acceptance"] is None and 0.5 < rows["on"]["acceptance"] <= 1.0
     assert rows["on"]["rule"] == rows["off"]["rule"] == "family1:i+feel:after_modifiers"
-    table = pa.Table.from_pylist([{"post_id": "p", "disclosures": [rows["on"], rows["off"]]}], schema=DISCLOSURES)
-    stored = table.to_pylist()[0]["disclosures"]
-    assert stored[0]["acceptance"] == rows["on"]["acceptance"] and stored[1]["acceptance"] is None
+
+
+def test_a_builds_disclosures_table_stores_what_extract_finds_in_the_same_posts(demo_build, tmp_path):
+    """The run's disclosures.parquet of the real demo build, against `extract` on the texts of the
+    posts it was built from: the same spans, rules and acceptance probabilities."""
+    import pyarrow.parquet as pq
+
+    run = Path(demo_build["release"]["path"]).parents[1] / "runs" / demo_build["run_id"]
+    stored = {r["post_id"]: r["disclosures"] for r in pq.read_table(run / "disclosures.parquet").to_pylist()}
+    texts = {r["id"]: r["text"] for f in demo_build["ingest"]["raw_posts"]
+             for r in pq.read_table(f, columns=["id", "text"]).to_pylist()}
+    sample = sorted(pid for pid, ds in stored.items() if ds)[:40]
+    assert len(sample) == 40 and any(d["acceptance"] < 1.0 for pid in sample for d in stored[pid])
+    src = _write(tmp_path / "in.jsonl", [{"id": pid, "text": texts[pid]} for pid in sample])
+    extract_jsonl(src, tmp_path / "out.jsonl")
+    found = {r["id"]: r["disclosures"] for r in map(json.loads, (tmp_path / "out.jsonl").read_text().splitlines())}
+    pick = lambda ds: [(d["start"], d["end"], d["surface"], d["rule"], d["negated"], d["acceptance"]) for d in ds]
+    assert {pid: pick(stored[pid]) for pid in sample} == {pid: pick(found[pid]) for pid in sample}
+    assert all(texts[pid][d["start"]:d["end"]] == d["surface"] for pid in sample for d in stored[pid])
 
 
 # -- training, on fixtures of our own: "I am calm/alone/strong" are hits a reviewer drops
@@ -204,6 +220,16 @@ def test_train_acceptance_writes_a_versioned_model_that_learns_the_review(tmp_pa
     assert cli(["train-acceptance", "--dev", str(dev), "--out", str(out), "--version", "acceptance-v7"]) == 2
     assert "exists" in capsys.readouterr().err
     assert tr.next_version(out) == "acceptance-v8"
+    # --force replaces it; --review adds reviewers' decisions: here they kept "I am calm" every time
+    (calm,) = next(rules_extractor.candidates([FILLER + "I am calm most evenings."]))
+    assert not model.accepts(model.probability(calm.features))
+    review = _write(tmp_path / "review.jsonl", [{"features": list(calm.features), "accepted": True}] * 200)
+    assert cli(["train-acceptance", "--dev", str(dev), "--out", str(out), "--version", "acceptance-v7", "--force",
+                "--review", str(review)]) == 0
+    assert "200 review rows" in capsys.readouterr().out
+    retrained = load_model(path)
+    assert retrained.meta["training_data"]["review_rows"] == 200 and retrained.sha256 != model.sha256
+    assert retrained.probability(calm.features) > model.probability(calm.features) + 0.5
 
 
 def test_review_decisions_are_training_rows_too(tmp_path, rules_extractor):

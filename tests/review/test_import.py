@@ -73,6 +73,23 @@ def test_a_bad_line_names_file_and_line_and_imports_nothing(registered, capsys, 
     assert Ledger(root, "ds").version == 0
 
 
+def test_dataset_picks_the_ledger_of_an_item_two_datasets_hold(registered, capsys):
+    """The same post released under two dataset names gives the same item id in both: without
+    --dataset the import stops naming both; with it, the decision goes to that dataset alone."""
+    from dataclasses import replace
+
+    root, items = registered
+    register_items(root, [replace(items[0], dataset="ds-copy", release="ds-copy/v1")])
+    f = _jsonl(root / "d.jsonl", [{"item_id": items[0].item_id, "decision": "accept", "reviewer": "ana"}])
+    assert main(["review", "import", str(f), "--warehouse", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "in several datasets (ds, ds-copy); pass --dataset" in err and "nothing imported" in err
+    assert main(["review", "import", str(f), "--dataset", "ds-copy", "--warehouse", str(root)]) == 0
+    assert "-> ledger ds-copy v1" in capsys.readouterr().out
+    assert [(e.dataset, e.decision) for e in Ledger(root, "ds-copy").read()] == [("ds-copy", "accept")]
+    assert Ledger(root, "ds").version == 0
+
+
 # A Label Studio JSON export written by hand from the documented format (guide/task_format:
 # tasks with id, data, annotations[{id, completed_by, result[{from_name, to_name, type, value}],
 # was_cancelled, created_at, updated_at, lead_time, task}], predictions).
