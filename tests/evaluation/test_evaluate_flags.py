@@ -1,0 +1,95 @@
+"""`express evaluate`'s per-run flags, each seen where it acts: in the requests the chat server gets
+(a fake OpenAI-compatible server on 127.0.0.1), in how many it gets at once, in a request given up
+and retried, or in the baseline's answers. Each would fail if its flag were ignored. Every run asks
+another model name, so no answer comes from the response cache of an earlier one."""
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from evaluation.run import read_run_predictions
+from flows.cli import main
+from schemas.config import EvaluateConfig
+from tests.fakes.openai_server import FakeOpenAIServer, target_text
+
+pytestmark = pytest.mark.slow  # Prefect flows, a chat server (tests/conftest.py)
+
+PROMPTS_FILE = Path(__file__).resolve().parents[2] / "evaluation" / "data" / "prompts.toml"
+DEFAULTS = EvaluateConfig()
+
+
+def evaluate(tiny_release, capsys, *flags: str) -> dict:
+    code = main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
+                 "--split", "test", "--no-report", "--bootstrap", "0", *flags])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def chat(server: FakeOpenAIServer, model: str) -> list[str]:
+    return ["--predictor", "openai-compatible", "--model", model, "--base-url", server.base_url]
+
+
+def test_sampling_key_and_prompt_flags_reach_the_chat_server(tiny_release, prefect_harness, capsys, monkeypatch,
+                                                             tmp_path):
+    """--temperature, --max-tokens, --api-key-env, --prompts FILE and --prompt-variant, all set to
+    something other than their defaults."""
+    shipped = tomllib.loads(PROMPTS_FILE.read_text())
+    marker = "This post was written on a forum for people who want to talk."
+    prompts = tmp_path / "prompts.toml"
+    prompts.write_text(PROMPTS_FILE.read_text().replace(f'version = "{shipped["version"]}"', 'version = "mine-1"')
+                       .replace('user = """The following text', f'user = """{marker} The following text', 1))
+    assert marker in prompts.read_text()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-default-variable")
+    monkeypatch.setenv("EXPRESS_TEST_KEY", "sk-the-named-variable")
+    assert DEFAULTS.temperature != 0.7 and DEFAULTS.max_tokens != 33 and DEFAULTS.api_key_env != "EXPRESS_TEST_KEY"
+    with FakeOpenAIServer() as server:
+        out = evaluate(tiny_release, capsys, *chat(server, "m-flags"), "--temperature", "0.7", "--max-tokens", "33",
+                       "--api-key-env", "EXPRESS_TEST_KEY", "--prompts", str(prompts), "--prompt-variant", "persona")
+        bodies, auth = server.requests, server.auth_headers
+    assert len(bodies) == out["rows"] > 0
+    assert {b["temperature"] for b in bodies} == {0.7} and {b["max_tokens"] for b in bodies} == {33}
+    assert set(auth) == {"Bearer sk-the-named-variable"}
+    persona = shipped["variants"]["persona"]["system"]
+    for body in bodies:
+        (system,) = [m["content"] for m in body["messages"] if m["role"] == "system"]
+        (user,) = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        assert system == persona and user.startswith(marker) and target_text(body).count("<mask>") > 0
+    config = json.loads((Path(out["path"]) / "config.json").read_text())
+    assert config["predictor_details"]["prompt_version"] == "mine-1"
+
+
+def test_concurrency_sets_how_many_requests_are_in_flight_at_once(tiny_release, prefect_harness, capsys):
+    """The server holds each request until six are in (at most 30 s): a client that sends six at
+    once is seen doing so; one that kept the default (four) never gets there."""
+    assert DEFAULTS.concurrency < 6
+    with FakeOpenAIServer() as server:
+        server.hold_until_in_flight = 6
+        out = evaluate(tiny_release, capsys, *chat(server, "m-concurrency"), "--concurrency", "6")
+        assert out["rows"] >= 6 and server.max_in_flight == 6
+
+
+def test_timeout_gives_up_on_a_stalled_request_which_is_retried(tiny_release, prefect_harness, capsys):
+    """The first request stalls 3 s: with --timeout 1 the client gives up on it and asks again
+    (one retry, one request more than rows); with the default timeout it would wait and get it."""
+    assert DEFAULTS.timeout > 3
+    with FakeOpenAIServer() as server:
+        server.faults.append(3.0)
+        out = evaluate(tiny_release, capsys, *chat(server, "m-timeout"), "--timeout", "1", "--max-retries", "2",
+                       "--concurrency", "1")
+        assert len(server.requests) == out["rows"] + 1
+    config = json.loads((Path(out["path"]) / "config.json").read_text())
+    assert config["predictor_details"]["retries"] == 1 and out["VRate"] == 1.0
+
+
+def test_context_words_changes_what_the_tfidf_baseline_reads_around_each_mask(tiny_release, prefect_harness,
+                                                                            capsys):
+    """tfidf-logreg reads `context_words` words around each mask: one word instead of the default
+    thirty leaves it less to go on, and its answers change."""
+    answers = {}
+    for flags in ((), ("--context-words", "1")):
+        out = evaluate(tiny_release, capsys, "--predictor", "tfidf-logreg", *flags)
+        answers[flags] = [p["output"] for p in read_run_predictions(Path(out["path"]))]
+    default, narrow = answers.values()
+    assert len(default) == len(narrow) > 0 and default != narrow
