@@ -1,5 +1,5 @@
-"""The incremental rebuild (new dumps only, re-labelling when rules change, parent named) and the
-weekly deployment object (built without a server)."""
+"""The incremental rebuild (new dumps only, re-labelling when rules change, parent named), the weekly
+deployment object (built without a server) and `express schedule` serving it."""
 import json
 from pathlib import Path
 
@@ -27,6 +27,59 @@ def test_weekly_deployment_takes_its_cron_from_the_recipe(tmp_path):
     assert default.schedules[0].schedule.cron == "0 4 * * 1"
     assert dep.parameters["scrape"] is False
     assert rebuild_deployment([], str(tmp_path / "wh"), str(cfg), scrape=True).parameters["scrape"] is True
+
+
+def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(prefect_harness, tmp_path):
+    """`express schedule` registers the weekly rebuild on the Prefect server with the recipe's cron
+    and the command's inputs, warehouse and recipe, and serves it: a run started from the server
+    (as the schedule would start one) rebuilds into that warehouse. Ctrl-C stops it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from prefect.client.orchestration import get_client
+    from prefect.deployments import run_deployment
+    from prefect.exceptions import ObjectNotFound
+    from prefect.settings import PREFECT_API_URL
+
+    from sources.demo import DemoSpec, write_demo_dump
+
+    dumps, wh = tmp_path / "dumps", tmp_path / "wh"
+    write_demo_dump(dumps, DemoSpec(posts=300, month="2024-01"))
+    cfg = tmp_path / "weekly.toml"
+    cfg.write_text(CONFIG.read_text().replace('cron = "0 4 * * 1"', 'cron = "30 2 * * 0"'))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PREFECT_API_URL": PREFECT_API_URL.value(),
+           "PREFECT_RUNNER_POLL_FREQUENCY": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "schedule", "--input", str(dumps), "--config", str(cfg),
+                             "--warehouse", str(wh)], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        with get_client(sync_client=True) as client:
+            deadline = time.monotonic() + 180  # a hang guard: the deployment appears once the command serves it
+            while True:
+                assert proc.poll() is None, proc.stderr.read()[-2000:]
+                try:
+                    dep = client.read_deployment_by_name("express-rebuild/weekly-rebuild")
+                    break
+                except ObjectNotFound:  # not registered yet
+                    assert time.monotonic() < deadline, "express schedule never registered its deployment"
+                    time.sleep(0.2)
+        (sched,) = dep.schedules
+        assert sched.schedule.cron == "30 2 * * 0" and sched.active
+        assert dep.parameters["inputs"] == [str(dumps.resolve())] and dep.parameters["warehouse"] == str(wh.resolve())
+        assert dep.parameters["config"] == str(cfg.resolve())
+        run = run_deployment("express-rebuild/weekly-rebuild", timeout=300, poll_interval=1)
+        assert run.state.is_completed(), run.state
+        assert [p.parent.name for p in wh.glob("express-demo/v*/manifest.json")] == ["v1"]
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "deployment weekly-rebuild: cron 30 2 * * 0 (UTC); serving" in proc.stdout.read()
 
 
 def _month_dump(folder: Path, month: str, posts: int, seed: int, prefix: str) -> Path:
