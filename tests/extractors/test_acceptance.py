@@ -91,7 +91,7 @@ def test_acceptance_off_keeps_every_rule_hit_and_on_keeps_those_above_the_thresh
     alone = list(rules_extractor.extract_many(texts))
     scored = list(extractor.audited(texts))
     assert all(d.acceptance is None for ds in alone for d in ds)
-    for rules_found, (kept, dropped) in zip(alone, scored):
+    for rules_found, (kept, dropped) in zip(alone, scored, strict=True):
         assert sorted((d.start, d.end) for d in kept + dropped) == [(d.start, d.end) for d in rules_found]
         assert all(d.acceptance >= extractor.model.threshold for d in kept)
         assert all(d.acceptance < extractor.model.threshold for d in dropped)

@@ -61,7 +61,7 @@ def test_extract_command_contract(tmp_path, extractor):
     got = [json.loads(line) for line in out.read_text().splitlines()]
     assert [g["id"] for g in got] == [1, "b"]
     assert got[0]["masked_text"] == "I feel so <mask>. I'm not happy."
-    for g, r in zip(got, rows):
+    for g, r in zip(got, rows, strict=True):
         for d in g["disclosures"]:
             assert r["text"][d["start"]:d["end"]] == d["surface"]
             assert set(d) >= {"start", "end", "surface", "label", "pattern", "negated"}

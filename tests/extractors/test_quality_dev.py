@@ -61,7 +61,7 @@ def folds(training_set, fold_models):
 def test_dev_offsets_are_exact(dev_results):
     rows, found = dev_results
     assert sum(map(len, found)) > len(rows)
-    for r, ds in zip(rows, found):
+    for r, ds in zip(rows, found, strict=True):
         assert all(r["text"][d.start:d.end] == d.surface for d in ds)
 
 

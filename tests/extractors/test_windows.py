@@ -121,8 +121,8 @@ def test_shortened_windows_keep_every_disclosure_on_our_sentences(extractors):
     posts = _posts() + synthetic_posts(150, disclosing=0.5)
     now, then = _found(today, posts), _found(before, posts)
     assert sum(map(len, then)) > 150  # the table really produces hits
-    assert all(set(b) <= set(a) for a, b in zip(now, then))
-    new = [h for a, b in zip(now, then) for h in set(a) - set(b)]
+    assert all(set(b) <= set(a) for a, b in zip(now, then, strict=True))
+    new = [h for a, b in zip(now, then, strict=True) for h in set(a) - set(b)]
     assert len(new) <= 0.01 * sum(map(len, then)) and all(h[3].startswith("family2:") for h in new)
 
 
@@ -144,7 +144,7 @@ def test_dev_start_side_alone_keeps_every_disclosure(extractors, dev_rows, full_
     texts = [r["text"] for r in dev_rows]
     now, then = _found(today, texts), _found(before, texts)
     assert [[h[:6] for h in x] for x in now] == [[h[:6] for h in x] for x in then]
-    moved = [abs(a[6] - b[6]) for x, y in zip(now, then) for a, b in zip(x, y) if a[6] != b[6]]
+    moved = [abs(a[6] - b[6]) for x, y in zip(now, then, strict=True) for a, b in zip(x, y) if a[6] != b[6]]
     assert len(moved) <= 3 and max(moved, default=0) < 0.05
 
 

@@ -44,7 +44,7 @@ def test_text_outside_the_replaced_spans_is_unchanged_on_realistic_posts():
     scrubber = cached_scrubber()
     found = scrubber.find_many(posts)
     assert sum(map(len, found)) > 0
-    for post, spans, out in zip(posts, found, scrubber.scrub_many(posts)):
+    for post, spans, out in zip(posts, found, scrubber.scrub_many(posts), strict=True):
         rebuilt, at = [], 0
         for s in spans:
             assert at <= s.start < s.end
@@ -64,7 +64,7 @@ def test_scrubbing_is_deterministic_and_does_not_depend_on_the_batch():
 def test_emotion_words_are_never_replaced():
     terms = sorted(t for t in lexicon_terms() if t.isalpha())
     texts = [f"{t.capitalize()} is what I felt when Sarah left, I feel so {t}." for t in terms]
-    for term, out in zip(terms, cached_scrubber().scrub_many(texts)):
+    for term, out in zip(terms, cached_scrubber().scrub_many(texts), strict=True):
         assert out == f"{term.capitalize()} is what I felt when [NAME] left, I feel so {term}.", out
 
 

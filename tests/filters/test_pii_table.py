@@ -29,7 +29,7 @@ def load_table() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
 
 def score(rows, found, outputs):
     hits, misses, extra, kept, lost = Counter(), Counter(), Counter(), 0, []
-    for (text, pairs, keep), spans, out in zip(rows, found, outputs):
+    for (text, pairs, keep), spans, out in zip(rows, found, outputs, strict=True):
         covered = set()
         for kind, value in pairs:
             at = text.index(value)

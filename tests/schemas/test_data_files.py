@@ -54,8 +54,10 @@ def test_bad_decomposition_row_names_its_start_line_after_a_multi_line_field(tmp
 
 
 def test_recipes_in_configs_validate():
-    for path in (REPO / "configs").glob("*.toml"):
-        load_recipe(path)
+    recipes = {path.name: load_recipe(path) for path in sorted((REPO / "configs").glob("*.toml"))}
+    assert set(recipes) == {"demo.toml", "dumps.toml", "express.toml"}  # the three the README names
+    assert all(r.source_path.endswith(name) for name, r in recipes.items())
+    assert recipes["express.toml"].sources.kind == "praw" and recipes["demo.toml"].dataset.name == "express-demo"
 
 
 def test_unknown_config_key_is_an_error_naming_it():

@@ -38,7 +38,7 @@ def test_tags_and_entities_equal_those_of_spacys_default_ops():
     ours = load_pipeline(MODEL, exclude=EXCLUDE)
     default = spacy.load(MODEL, exclude=EXCLUDE)
     assert ("NumpyOps", True) in _layers_ops(default)  # the comparison is with blis
-    for a, b in zip(ours.pipe(SENTENCES), default.pipe(SENTENCES)):
+    for a, b in zip(ours.pipe(SENTENCES), default.pipe(SENTENCES), strict=True):
         assert [t.tag_ for t in a] == [t.tag_ for t in b]
         assert [(e.start_char, e.end_char, e.label_) for e in a.ents] == \
                [(e.start_char, e.end_char, e.label_) for e in b.ents]

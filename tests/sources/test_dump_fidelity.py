@@ -101,7 +101,9 @@ def test_typed_values_read_the_same_as_their_lenient_conversion(tmp_path):
     path.write_text("\n".join(json.dumps({"id": f"n{k}", "title": "t", "created_utc": v, "score": v,
                                           "retrieved_on": v, "over_18": v, "stickied": v, "author": v})
                               for k, v in enumerate(numbers)) + "\n")
-    for post, v in zip(read_dump(path), numbers):
+    posts = list(read_dump(path))
+    assert [p.id for p in posts] == [f"n{k}" for k in range(len(numbers))]  # every line read, none dropped
+    for post, v in zip(posts, numbers, strict=True):
         assert (post.created_utc, post.score, post.retrieved_on) == (lenient_int(v),) * 3
         truthy = v.strip().lower() in {"true", "1", "yes"} if isinstance(v, str) else bool(v)
         assert post.over_18 is truthy and post.stickied is truthy

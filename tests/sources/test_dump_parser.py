@@ -104,7 +104,7 @@ def test_the_table_reaches_both_parsers_disagreements():
             return False
 
     oracle = [stdlib_parse(line) for line in HOSTILE]
-    assert sum(isinstance(r, RawPost) and not orjson_reads(line) for line, r in zip(HOSTILE, oracle)) >= 6
+    assert sum(isinstance(r, RawPost) and not orjson_reads(line) for line, r in zip(HOSTILE, oracle, strict=True)) >= 6
     assert sum(orjson_reads(line) and orjson.loads(line) != json.loads(line) for line in HOSTILE
                if isinstance(stdlib_parse(line), RawPost)) >= 8
     reasons = {r.reason.split(":")[0] for r in oracle if isinstance(r, Malformed)}

@@ -35,7 +35,7 @@ def test_the_extractor_finds_exactly_the_inserted_disclosures_at_the_configured_
     found = list(rules.extract_many(p.text for p in posts))
     disclosing = sum(bool(f) for f in found)
     assert 0.14 <= disclosing / len(posts) <= 0.26
-    for post, disclosures in zip(posts, found):
+    for post, disclosures in zip(posts, found, strict=True):
         assert [(d.start, d.end, d.surface) for d in disclosures if not d.negated] == [
             (s.start, s.end, s.surface) for s in post.spans]
     assert {s.pattern for p in posts for s in p.spans} == {"family1", "family2", "family3"}

@@ -1,8 +1,5 @@
 """Release outputs of the real demo build: manifest, HF card folder, Croissant, report, diff, CLI."""
 import json
-import os
-import shutil
-import subprocess
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -122,11 +119,8 @@ def test_report_is_one_self_contained_html_page(demo_release, tmp_path):
     assert docs and (out.parent / docs[0]).resolve().exists()
     top = max(json.loads(json.dumps(demo_release.manifest()["rows"])).values())
     assert str(top) in html
-    chromium = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-    if chromium:
-        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", out.as_uri()],
-                             capture_output=True, text=True, timeout=120)
-        assert dom.returncode == 0 and 'id="gate"' in dom.stdout
+    # how it renders (charts loaded, sections visible, no request off the machine) is checked in real
+    # Chromium by tests/browser/test_report_and_data_docs.py, which fails when the browser is missing
 
 
 def test_diff_reports_rows_added_and_removed_and_label_change(demo_build, tmp_path, capsys):

@@ -2,6 +2,7 @@
 import json
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -18,6 +19,8 @@ from warehouse.publish import GateFailed, publish_release
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 WORDS = ("sad", "happy", "guilty", "scared", "tired", "lonely", "proud", "calm")
+EXPECTATIONS = Path(__file__).resolve().parents[2] / "schemas" / "expectations"
+SUITE_FILE = lambda name: json.loads((EXPECTATIONS / f"{name}.json").read_text())  # the suite as shipped
 
 
 def _ex(pid, seg, word, text=None, masked=None, labels=None):
@@ -146,7 +149,8 @@ def test_gate_in_small_chunks_reports_what_one_batch_reports(tmp_path):
     whole = run_gate(files, cfg, tmp_path / "whole", data_docs=False)
     chunked = run_gate(files, replace(cfg, chunk_rows=7), tmp_path / "chunked", data_docs=False)
     assert not whole.success and not chunked.success
-    assert whole.summary["suites"][0]["statistics"]["evaluated_expectations"] == 14
+    (examples_suite,) = [s for s in whole.summary["suites"] if s["table"] == "examples"]
+    assert examples_suite["statistics"]["evaluated_expectations"] == len(SUITE_FILE("examples")["expectations"]) > 0
     for got in (whole, chunked):
         checks = _failures_by_check(got.summary)
         assert set(checks) == {"no PII pattern left in text", "no PII pattern left in masked_text",

@@ -24,7 +24,7 @@ def test_records_and_their_dict_rows_write_the_same_bytes_across_batches(tmp_pat
     rows = [{f.name: getattr(p, f.name) for f in fields(RawPost)} for p in posts]
     with ParquetSink(tmp_path / "dicts.parquet", RAW_POSTS, batch_rows=4) as a, \
          ParquetSink(tmp_path / "records.parquet", RAW_POSTS, batch_rows=4) as b:
-        for post, row in zip(posts, rows):
+        for post, row in zip(posts, rows, strict=True):
             a.write(row)
             b.write_record(post)
     assert _sha(tmp_path / "dicts.parquet") == _sha(tmp_path / "records.parquet")
