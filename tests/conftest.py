@@ -25,18 +25,34 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data" / "express-reference"
 
 
+# What makes a test slow whatever its module says: a Prefect server, the demo build, a browser, the
+# reference data (real posts through the real extractor).
+SLOW_FIXTURES = {"prefect_harness", "demo_build", "browser", "shared_reference"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these marks
 def pytest_collection_modifyitems(config, items):
-    """Modules marked `slow` (pytestmark) run first, in their usual order. `make test` runs two xdist
-    workers that take whole modules in this order (--dist loadfile --no-loadscope-reorder): with
-    the long modules handed out first, the many short ones fill in and both workers end together."""
+    """Marks, then order. `slow`: the module says so (pytestmark: subprocess builds, large inputs,
+    model loads) or the test uses a SLOW_FIXTURES fixture; `-m "not slow"` is the quick subset.
+    `shared`: the test reads ../shared. Slow tests run first, in their usual order: `make test`
+    runs two xdist workers that take whole modules in this order (--dist loadfile
+    --no-loadscope-reorder), so with the long ones handed out first the many short ones fill in and
+    both workers end together."""
+    for item in items:
+        if "shared_reference" in item.fixturenames:
+            item.add_marker(pytest.mark.shared)
+        if SLOW_FIXTURES & set(item.fixturenames) and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session")
 def shared_reference() -> Path:
-    """The EXPRESS reference data beside the repo; tests that need it skip cleanly without it."""
+    """The EXPRESS reference data beside the repo (CI has it). Missing, the tests that need it fail,
+    so a run without it cannot pass for a full one; `-m "not shared"` leaves them out on purpose."""
     if not (SHARED / "segments_dev.jsonl").exists():
-        pytest.skip("../shared/data/express-reference is not available")
+        pytest.fail(f"{SHARED} is missing: the tests of the shipped models' quality need the reference data "
+                    "(put the shared folder beside the repo, or deselect them with -m \"not shared\")")
     return SHARED
 
 

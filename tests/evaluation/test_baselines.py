@@ -9,6 +9,8 @@ from evaluation.registry import get_predictor
 from evaluation.run import evaluate_release, read_run_predictions
 from warehouse.layout import Warehouse
 
+pytestmark = pytest.mark.slow  # fits and runs the baselines on releases (tests/conftest.py)
+
 TRAIN = [TrainItem.from_row({"post_id": f"t{i}", "masked_text": "I feel <mask>.", "surfaces": [w]})
          for i, w in enumerate(["sad", "sad", "happy", "angry", "sad", "happy"])]
 

@@ -10,6 +10,8 @@ import pytest
 from evaluation.predictors import Item, PredictorOptions
 from flows.cli import main
 
+pytestmark = pytest.mark.slow  # loads a transformers model (tests/conftest.py)
+
 WINDOW = 64  # the tiny model's positions: many demo posts are longer, so windows are exercised
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 

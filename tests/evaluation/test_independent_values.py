@@ -15,6 +15,8 @@ from flows.cli import main
 from tests.evaluation.conftest import tiny_examples
 from warehouse.gate import js_divergence
 
+pytestmark = pytest.mark.slow  # publishes releases through the gate (tests/conftest.py)
+
 LABELS = ["sad", "happy", "angry", "tired", "lonely", "scared", "grateful", "anxious"]
 
 

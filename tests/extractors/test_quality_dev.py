@@ -1,6 +1,7 @@
-"""Quality against real EXPRESS data: exact spans on segments_dev.jsonl (runs when ../shared exists).
+"""Quality against real EXPRESS data: exact spans on segments_dev.jsonl from ../shared (without it
+these tests fail; `-m "not shared"` leaves them out on purpose: tests/conftest.py).
 
-The rules alone (#3) reach P 0.914 / R 0.981 here; most extra finds are words the authors'
+The rules alone (#3) reach P 0.916 / R 0.986 on all of dev; most extra finds are words the authors'
 hand review left out ("I am alone / strong / calm", "I was careful"). The acceptance model (#21)
 learns that review from dev gold. It is measured cross-fold: trained on fold A of
 `extractors.quality.fold_of` (its C and threshold chosen inside A) it extracts fold B, and the
@@ -22,13 +23,14 @@ from extractors.quality import fold_of, score_folds, score_reachable, score_span
 
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.97
-RULES_RECALL = 0.98              # the rules alone: measured 0.981
-RULES_PRECISION_FLOOR = 0.90     # measured 0.914 (reference forms, the default)
-RULES_FOLD_PRECISION_FLOOR = 0.89  # measured 0.924 (fold A) and 0.907 (fold B)
-EXTENDED_PRECISION_FLOOR = 0.85  # measured 0.870 with forms="extended"
-CROSS_FOLD_PRECISION_FLOOR = 0.95  # each direction: the target; measured 0.956 and 0.969
-CROSS_FOLD_RECALL_FLOOR = 0.97     # each direction: the target; measured 0.984 and 0.976
-IN_SAMPLE_PRECISION_FLOOR = 0.97    # the shipped model on the dev it was trained on
+# Measured by these tests' own scoring on segments_dev.jsonl, 2026-12-04 (tp/fp/fn in parentheses):
+RULES_RECALL = 0.98              # the rules alone, all of dev: 0.986 (1116/103/16); each fold 0.986
+RULES_PRECISION_FLOOR = 0.90     # 0.916 (reference forms, the default)
+RULES_FOLD_PRECISION_FLOOR = 0.89  # 0.924 (fold A: 572/47/8) and 0.907 (fold B: 544/56/8)
+EXTENDED_PRECISION_FLOOR = 0.85  # 0.871 (1116/165/16) with forms="extended"
+CROSS_FOLD_PRECISION_FLOOR = 0.95  # each direction: the target; 0.956 (train A, test B) and 0.969
+CROSS_FOLD_RECALL_FLOOR = 0.97     # each direction: the target; 0.984 and 0.976
+IN_SAMPLE_PRECISION_FLOOR = 0.97    # the shipped model on the dev it was trained on: 0.988, R 0.985
 
 
 @pytest.fixture(scope="module")
@@ -127,8 +129,8 @@ def test_cross_fold_figures_are_what_the_extractor_does_with_the_fold_model(dev_
 def test_shipped_model_is_what_train_acceptance_makes_of_this_dev_file(training_set):
     """A change to the features or the training without a retrained model file fails here."""
     shipped = load_model()
-    if shipped.meta["training_data"]["sha256"] != training_set.sha256:
-        pytest.skip("the dev file is not the one the shipped model was trained on")
+    assert shipped.meta["training_data"]["sha256"] == training_set.sha256, \
+        "../shared's segments_dev.jsonl is not the file the shipped model was trained on"
     fresh = train(training_set, shipped.version)
     assert fresh["threshold"] == pytest.approx(shipped.threshold, abs=1e-5) and fresh["C"] == shipped.meta["C"]
     assert sorted(fresh["features"]) == sorted(shipped.weights)

@@ -1,5 +1,5 @@
 """spaCy sees less (#17): the shortened tagging windows against those before #17 (bench/extract.py's
-`PreviousWindows`), on posts built from our own sentences and, when ../shared exists, on dev.
+`PreviousWindows`), on posts built from our own sentences and on dev (../shared).
 
 Windows now start at the "I" (a verb without one opens none unless family 3 can use it) and end
 one word after the phrase's last lexicon word. The start side changes no disclosure; the end side

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from common.parquet import ParquetSink
 from filters.duplicate_index import KEYS, repeated_rows
@@ -15,6 +16,8 @@ from filters.near_duplicates import NearDuplicateFilter
 from filters.near_index import NearIndex, write_bands
 from filters.reddit import ExactDuplicateFilter
 from schemas.records import RawPost
+
+pytestmark = pytest.mark.slow  # DuckDB indexes over tens of thousands of signatures (tests/conftest.py)
 
 WORDS = [f"w{i}" for i in range(400)]
 

@@ -1,6 +1,10 @@
 """The gate's imports are warmed once per process, in the background: `express build` starts the
 warm-up while its temporary Prefect API starts, and the build's own call later adds no thread."""
+import pytest
+
 from tests.fresh_python import fresh_python
+
+pytestmark = pytest.mark.slow  # fresh interpreters importing Great Expectations (tests/conftest.py)
 
 
 def test_warming_the_gate_twice_starts_one_thread_that_imports_great_expectations():

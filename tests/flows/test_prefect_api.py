@@ -4,7 +4,11 @@ flow runs under it that end without waiting for Prefect's heartbeat thread."""
 import ssl
 from pathlib import Path
 
+import pytest
+
 from tests.fresh_python import REPO, environ_without, fresh_python
+
+pytestmark = pytest.mark.slow  # temporary Prefect servers in fresh interpreters (tests/conftest.py)
 
 NO_API = ("PREFECT_API", "EXPRESS_TEMPORARY")  # no configured API, none inherited from a parent
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
 import spacy
 from threadpoolctl import threadpool_info
 
 from common.spacy_model import BLAS_THREADS, MODEL, load_pipeline
 from tests.fresh_python import fresh_python
+
+pytestmark = pytest.mark.slow  # loads spaCy pipelines, some in fresh interpreters (tests/conftest.py)
 
 SENTENCES = [
     "I feel so guilty about what I said to my sister last night.",

@@ -17,6 +17,8 @@ from sources.praw_pulls import CHECKPOINT_FORMAT, Checkpoint, pull
 from tests.fakes.reddit_server import FakeReddit
 from tests.sources.test_praw_source import SECRET, creds, quiet  # noqa: F401  (creds: fixture)
 
+pytestmark = pytest.mark.slow  # pull processes killed and resumed (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 TERMS = ["sad", "lonely"]
 WORDS = ("the bus was late again and my sister kept calling about the rent while I walked home past the old "
