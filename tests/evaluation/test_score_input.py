@@ -49,7 +49,7 @@ def test_a_csv_with_a_byte_order_mark_scores_as_without_it(tmp_path, capsys):
     assert {k: got[k] for k in SCORE_KEYS} == pytest.approx(HAND, abs=1e-12)
 
 
-@pytest.mark.parametrize("command", [["score"], ["vocab", "score"]])
+@pytest.mark.parametrize("command", [["score"], ["vocab", "score"]], ids=["score", "vocab-score"])
 def test_renamed_fields_are_read_with_labels_field_and_output_field(tmp_path, capsys, command):
     path = _jsonl(tmp_path / "renamed.jsonl", ROWS, labels="gold", output="answer")
     _refused(capsys, [*command, "--predictions", str(path)], f"{path}:1:", "'labels'")
@@ -94,7 +94,7 @@ def test_vocab_score_counts_a_form_of_the_gold_label_right_canonically(tmp_path,
     assert (got["AccL"], got["AccC"], got["hits"], got["masks"], got["pred_unmapped"]) == (1 / 5, 3 / 5, 3, 5, 1)
 
 
-@pytest.mark.parametrize("command", [["score"], ["vocab", "score"]])
+@pytest.mark.parametrize("command", [["score"], ["vocab", "score"]], ids=["score", "vocab-score"])
 @pytest.mark.parametrize("name,content", [
     ("empty.jsonl", ""),
     ("blank.jsonl", "\n\n"),
