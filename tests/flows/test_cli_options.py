@@ -20,10 +20,10 @@ FILLER = ("We moved to a new city last spring and the first months were a blur o
 
 
 def _publish(root: Path, rows: list[dict], name: str = "tiny"):
+    from common.parquet import ParquetSink
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
-    from warehouse.parquet import ParquetSink
     from warehouse.publish import publish_release
 
     path = root / f"examples-{len(list(root.glob('examples-*')))}.parquet"
