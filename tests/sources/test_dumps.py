@@ -28,7 +28,8 @@ def test_zst_dump_yields_posts_and_quarantines_bad_lines_with_line_numbers(tmp_p
 def test_a_dump_whose_frame_declares_a_window_over_128_mib_is_read_to_its_end(tmp_path, window_log):
     """Pushshift compresses with `zstd --long=31`: frames that declare a window of up to 2 GiB, more
     than a zstd decoder accepts by default (128 MiB). The reader and the build's split take them."""
-    from pipeline.shards import split_input
+    from pipeline.split import InputFile, SplitStep
+    from pipeline.steps import run_step
 
     lines = [json.dumps({"id": f"p{i}", "title": f"Post {i}", "selftext": "I feel so sad today"}).encode()
              for i in range(300)]
@@ -43,8 +44,8 @@ def test_a_dump_whose_frame_declares_a_window_over_128_mib_is_read_to_its_end(tm
     with pytest.raises(zstandard.ZstdError, match="too much memory"):  # what a default decoder says
         zstandard.ZstdDecompressor().decompressobj().decompress(data)
     assert [p.id for p in read_dump(path)] == [f"p{i}" for i in range(300)]
-    split = split_input(str(path), str(tmp_path / "shards"), "RS_2024-01", 100)
-    assert [s["lines"] for s in split.shards] == [100, 100, 100]
+    split = run_step(SplitStep, InputFile(str(path), tmp_path / "shards", "RS_2024-01", 100))
+    assert [s.lines for s in split.shards] == [100, 100, 100]
 
 
 def test_utf8_sequence_split_across_chunks_is_decoded(tmp_path, monkeypatch):
