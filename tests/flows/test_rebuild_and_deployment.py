@@ -44,8 +44,10 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
     from prefect.exceptions import ObjectNotFound
     from prefect.settings import PREFECT_API_URL
 
+    from flows.deployments import DEPLOYMENT_NAME, scheduled_rebuild_flow
     from sources.demo import DemoSpec, write_demo_dump
 
+    deployment = f"{scheduled_rebuild_flow.name}/{DEPLOYMENT_NAME}"
     dumps, wh = tmp_path / "dumps", tmp_path / "wh"
     write_demo_dump(dumps, DemoSpec(posts=300, month="2024-01"))
     cfg = tmp_path / "weekly.toml"
@@ -61,7 +63,7 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
             while True:
                 assert proc.poll() is None, proc.stderr.read()[-2000:]
                 try:
-                    dep = client.read_deployment_by_name("express-rebuild/weekly-rebuild")
+                    dep = client.read_deployment_by_name(deployment)
                     break
                 except ObjectNotFound:  # not registered yet
                     assert time.monotonic() < deadline, "express schedule never registered its deployment"
@@ -70,7 +72,7 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
         assert sched.schedule.cron == "30 2 * * 0" and sched.active
         assert dep.parameters["inputs"] == [str(dumps.resolve())] and dep.parameters["warehouse"] == str(wh.resolve())
         assert dep.parameters["config"] == str(cfg.resolve())
-        run = run_deployment("express-rebuild/weekly-rebuild", timeout=300, poll_interval=1)
+        run = run_deployment(deployment, timeout=300, poll_interval=1)
         assert run.state.is_completed(), run.state
         assert [p.parent.name for p in wh.glob("express-demo/v*/manifest.json")] == ["v1"]
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
