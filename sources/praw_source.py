@@ -244,10 +244,13 @@ class Scraper:
 
 def _refusal(q: Query, exc: Exception, where: str) -> ScrapeError:
     """A status no retry changes, as one line naming the query (a redirect is how Reddit answers an
-    unknown subreddit: a 404); anything else as the ScrapeError of an unexpected answer."""
+    unknown subreddit: a 404; the token endpoint's refusal is the credentials'); anything else as
+    the ScrapeError of an unexpected answer."""
+    from prawcore.exceptions import OAuthException, Redirect
+
     response = getattr(exc, "response", None)
-    status = 404 if type(exc).__name__ == "Redirect" else getattr(response, "status_code", None)
-    if "access_token" in str(getattr(response, "url", "")) or type(exc).__name__ == "OAuthException":
+    status = 404 if isinstance(exc, Redirect) else getattr(response, "status_code", None)
+    if isinstance(exc, OAuthException) or "/access_token" in str(getattr(response, "url", "")):
         status = 401
     reason = REFUSALS.get(status)
     if reason is None:
