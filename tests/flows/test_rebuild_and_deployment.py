@@ -1,6 +1,11 @@
 """The incremental rebuild (new dumps only, re-labelling when rules change, parent named), the weekly
 deployment object (built without a server) and `express schedule` serving it."""
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -33,12 +38,6 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
     """`express schedule` registers the weekly rebuild on the Prefect server with the recipe's cron
     and the command's inputs, warehouse and recipe, and serves it: a run started from the server
     (as the schedule would start one) rebuilds into that warehouse. Ctrl-C stops it."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     from prefect.client.orchestration import get_client
     from prefect.deployments import run_deployment
     from prefect.exceptions import ObjectNotFound
