@@ -12,7 +12,6 @@ texts, and a release is validated in a few GX runs (each costs ~0.5 s whatever i
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from collections.abc import Iterator, Sequence
 from collections import Counter
@@ -33,6 +32,7 @@ from schemas.vocabulary import Vocabulary, default_vocabulary
 
 from warehouse import gx_adapter
 from warehouse.gate_pii import GatePii
+from warehouse.stats import js_divergence, label_counts, union_sql  # noqa: F401 (the gate's, re-exported)
 
 
 @dataclass
@@ -43,38 +43,6 @@ class GateResult:
 
     def message(self) -> str:
         return format_failures(self.summary["failures"])
-
-
-def _sql_list(files: dict[str, Path]) -> str:
-    parts = [f"SELECT *, '{split}' AS split FROM read_parquet('{str(p).replace(chr(39), chr(39) * 2)}')"
-             for split, p in files.items()]
-    return " UNION ALL ".join(parts)
-
-
-def label_counts(files: dict[str, Path]) -> Counter[str]:
-    """Label occurrences over the given split files."""
-    if not files:
-        return Counter()
-    con = duckdb.connect()
-    try:
-        rows = con.execute(f"SELECT l, count(*) FROM (SELECT unnest(labels) AS l FROM ({_sql_list(files)})) "
-                           "GROUP BY l").fetchall()
-    finally:
-        con.close()
-    return Counter({str(label): int(n) for label, n in rows})
-
-
-def js_divergence(p: Counter[str], q: Counter[str]) -> float:
-    """Jensen-Shannon divergence (base 2, in [0, 1]) between two label count tables."""
-    tp, tq = sum(p.values()), sum(q.values())
-    if not tp or not tq:
-        return 0.0 if tp == tq else 1.0
-    total = 0.0
-    for label in set(p) | set(q):
-        a, b = p.get(label, 0) / tp, q.get(label, 0) / tq
-        m = (a + b) / 2
-        total += (a * math.log2(a / m) if a else 0.0) + (b * math.log2(b / m) if b else 0.0)
-    return max(0.0, total / 2)
 
 
 # The gate's DuckDB holds the ids only (texts never enter it): its memory limit grows with the
@@ -129,7 +97,7 @@ class GateTables:
         self.con = duckdb.connect(str(spill_dir / "gate.duckdb"), config={
             "memory_limit": f"{self.memory_mb}MB", "threads": 1, "temp_directory": str(spill_dir / "tmp"),
             "preserve_insertion_order": False})  # row order comes from file_row_number, not from insertion
-        self.con.execute(f"CREATE TEMP VIEW ex AS {_sql_list(files)}")
+        self.con.execute(f"CREATE TEMP VIEW ex AS {union_sql(files)}")
         self.con.execute("CREATE TABLE gx_ids AS SELECT post_id, segment_index, count(*) AS n_rows_of_id "
                          "FROM ex GROUP BY post_id, segment_index")
         self.con.execute("CREATE TABLE gx_posts AS SELECT post_id, count(*) AS n_splits_of_post "
