@@ -18,7 +18,13 @@ def write_report(wh: Warehouse, release: str, out: str | Path | None = None) -> 
     return render_report(rel, path, docs_link_for(rel, path), review=release_review(rel))
 
 
+CARD_REPORT = "report.html"  # the data-quality report inside a card folder, which the card links
+
+
 def write_card(wh: Warehouse, release: str, out_dir: str | Path, url: str = "") -> dict[str, Path]:
-    """A Hugging Face dataset folder of `release`: README.md card, data/*.parquet, croissant.json."""
+    """A Hugging Face dataset folder of `release`: README.md card linking its data-quality report
+    (report.html, self-contained, so it travels with the folder), data/*.parquet, croissant.json."""
     rel = Release.find(wh, release)
-    return export_card(rel, Path(out_dir), url=url, review=release_review(rel))
+    review = release_review(rel)
+    report = render_report(rel, Path(out_dir) / CARD_REPORT, docs_link=None, review=review)
+    return {**export_card(rel, Path(out_dir), url=url, review=review, report=CARD_REPORT), "report": report}

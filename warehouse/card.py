@@ -20,9 +20,11 @@ UNION_KEYS = ("task_categories", "language", "tags", "task_ids")
 USER_WINS = ("license", "license_name", "license_link", "pretty_name")
 
 
-def export_card(release: Release, out_dir: Path, url: str = "", review: dict[str, Any] | None = None) -> dict[str, Path]:
+def export_card(release: Release, out_dir: Path, url: str = "", review: dict[str, Any] | None = None,
+                report: str | None = None) -> dict[str, Path]:
     """Write DIR/README.md, DIR/data/*.parquet and DIR/croissant.json for one release; `review`: its
-    hand-review figures (review.stats.release_review), None when nothing was reviewed."""
+    hand-review figures (review.stats.release_review), None when nothing was reviewed; `report`: the
+    data-quality report's path in the folder, which the card links."""
     from huggingface_hub import DatasetCard, DatasetCardData
 
     manifest = release.manifest()
@@ -57,7 +59,7 @@ def export_card(release: Release, out_dir: Path, url: str = "", review: dict[str
         old = DatasetCard.load(readme)
         old_data, old_text = old.data.to_dict(), old.text
     data = merge_metadata(old_data, generated)
-    body = _merge_body(old_text, _body(manifest, stats, data) + _review_section(review))
+    body = _merge_body(old_text, _body(manifest, stats, data, report) + _review_section(review))
     card = DatasetCard.from_template(DatasetCardData(**data), template_str="---\n{{ card_data }}\n---\n\n" + body)
     card.save(readme)
     description = cfg.get("description") or f"EXPRESS-style emotion self-disclosure benchmark {manifest['dataset']}"
@@ -89,7 +91,7 @@ def _merge_body(old_text: str, generated: str) -> str:
     return (old_text.strip() + "\n\n" + block + "\n") if old_text.strip() else block + "\n"
 
 
-def _body(m: dict[str, Any], stats: Any, data: dict[str, Any]) -> str:
+def _body(m: dict[str, Any], stats: Any, data: dict[str, Any], report: str | None = None) -> str:
     f = m.get("funnel") or {}
     dropped = f.get("dropped", {})
     top = stats.labels.most_common(20)
@@ -99,6 +101,9 @@ def _body(m: dict[str, Any], stats: Any, data: dict[str, Any]) -> str:
     drop_rows = "\n".join(f"| {k} | {v} |" for k, v in sorted(dropped.items()))
     seg = m.get("segmentation") or {}
     gate = m.get("gate") or {}
+    report_line = (f"\nThe [data-quality report]({report}) shows this release on one page: how it compares with "
+                   "its parent release and with EXPRESS, examples of its labels, what privacy scrubbing replaced, "
+                   "and the quality gate.\n" if report else "")
     return f"""# {data.get('pretty_name', m['dataset'])}
 
 Masked first-person emotion disclosures from Reddit ("I feel so <mask>"), built with `express`
@@ -106,7 +111,7 @@ release {m['dataset']}/{m['version']} (parent {m.get('parent_version') or 'none'
 Each row has the original segment `text`, the `masked_text` where each self-disclosed emotion word is
 replaced by `<mask>`, the masked words in mask order (`surfaces`, the paper's labels) and their
 canonical emotion labels (`labels`, vocabulary {m.get('vocabulary_version') or 'unversioned'}).
-
+{report_line}
 ## Curation
 Posts were read from Reddit dumps, filtered (deleted/removed, NSFW, bots, length bounds,
 duplicates), and searched with the three EXPRESS first-person pattern families; negated

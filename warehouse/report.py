@@ -1,195 +1,179 @@
-"""A one-page, self-contained HTML data-quality report of a release (inline CSS, base64 PNG charts).
+"""The data-quality report of a release: one self-contained HTML page (inline CSS and SVG charts;
+nothing loads from the network) that a researcher reads in a minute. A summary band first, then
+sections that answer: is it like the last release, is it like EXPRESS, what do its examples look
+like and can they be trusted, what did privacy scrubbing remove and what did the gate check.
 
-Nothing in the page loads from the network, so it opens offline; GX Data Docs are linked beside it.
+The comparison with the parent release is `warehouse.diff.compare`, the same computation
+`express diff` prints. GX Data Docs are linked beside it.
 """
 from __future__ import annotations
 
-import base64
-import html
-import io
 import os
-from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemas.lexicon import DIMS, Decomposition, default_decomposition
+from privacy.kinds import KINDS
+from warehouse.diff import compare
+from warehouse.express_reference import Comparison, compare_with_express
+from warehouse.layout import Warehouse
 from warehouse.publish import Release
-from warehouse.stats import ReleaseStats, release_stats
+from warehouse.report_examples import LowestAcceptance, Shown, label_examples, lowest_acceptance
+from warehouse.report_format import Markup, date, span, tag, text
+from warehouse.stats import ReleaseStats, placeholder_counts, release_stats
 
-SECTIONS = ("funnel", "labels", "plutchik", "masks", "lengths", "subreddits", "gate")
-CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left}
-th{background:#f4f4f4}.ok{color:#1a7f37;font-weight:bold}.bad{color:#cf222e;font-weight:bold}
-img{max-width:100%}.muted{color:#666}code{background:#f4f4f4;padding:0 .2em}"""
-
-
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return f'<img alt="chart" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
+TOP_LABELS_WITH_EXAMPLES = 6
+EXAMPLES_PER_LABEL = 3
+LOOK_FIRST = 10
 
 
-def _bar(labels: list[str], values: list[float], title: str, horizontal: bool = False) -> str:
-    import matplotlib
+@dataclass
+class ReportData:
+    """Everything the page shows, computed once."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    release: Release
+    manifest: dict[str, Any]
+    stats: ReleaseStats
+    express: Comparison
+    examples: dict[str, list[Shown]]
+    lowest: LowestAcceptance
+    placeholders: dict[str, tuple[str, int, int]]  # kind -> (placeholder, occurrences, segments)
+    parent: Release | None = None
+    parent_stats: ReleaseStats | None = None
+    diff: dict[str, Any] | None = None
+    parent_missing: str = ""  # the manifest names a parent that is no longer in the warehouse
+    review: dict[str, Any] | None = None
+    docs_link: str | None = None
+    notes: list[str] = field(default_factory=list)
 
-    fig, ax = plt.subplots(figsize=(10, max(3, 0.22 * len(labels)) if horizontal else 3.5))
-    if horizontal:
-        ax.barh(labels[::-1], values[::-1], color="#4c72b0")
-    else:
-        ax.bar(labels, values, color="#4c72b0")
-        ax.tick_params(axis="x", labelrotation=45 if len(labels) > 6 else 0)
-    ax.set_title(title)
-    return _png(fig)
+    @property
+    def name(self) -> str:
+        return f"{self.release.dataset} {self.release.version}"
 
-
-def _hist(values: list[int], title: str, xlabel: str) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(10, 3.5))
-    ax.hist(values or [0], bins=40, color="#55a868")
-    ax.set_title(title)
-    ax.set_xlabel(xlabel)
-    return _png(fig)
-
-
-def _table(head: list[str], rows: list[list[Any]]) -> str:
-    th = "".join(f"<th>{html.escape(str(h))}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><tr>{th}</tr>{body}</table>"
+    @property
+    def parent_name(self) -> str:
+        return self.parent.version if self.parent else ""
 
 
-def dimension_shares(labels: Counter[str], dec: Decomposition) -> dict[str, float]:
-    """Share of masks whose label has each Plutchik/valence dimension (plus words with none)."""
-    total = sum(labels.values()) or 1
-    shares = {d: 0.0 for d in DIMS}
-    none = 0
-    for word, n in labels.items():
-        vec = dec.vector(word)
-        if not any(vec):
-            none += n
-        for d, v in zip(DIMS, vec):
-            shares[d] += n * v
-    out = {d: v / total for d, v in shares.items()}
-    out["(no dimension)"] = none / total
-    return out
+def gather(release: Release, docs_link: str | None = None, review: dict[str, Any] | None = None) -> ReportData:
+    m = release.manifest()
+    files = release.split_files()
+    stats = release_stats(files)
+    top = [w for w, _ in stats.ranked_labels(TOP_LABELS_WITH_EXAMPLES)]
+    data = ReportData(release, m, stats, compare_with_express(stats), label_examples(files, top, EXAMPLES_PER_LABEL),
+                      lowest_acceptance(release, m, LOOK_FIRST), _placeholders(files, m), review=review,
+                      docs_link=docs_link)
+    parent = m.get("parent_version")
+    if parent:
+        path = Warehouse.of_release(release.path).release_dir(release.dataset, str(parent))
+        if (path / "manifest.json").exists():
+            data.parent = Release.at(path)
+            data.parent_stats = release_stats(data.parent.split_files())
+            data.diff = compare(data.parent, release, data.parent_stats, stats)  # `express diff`'s defaults
+        else:
+            data.parent_missing = str(parent)
+    return data
+
+
+def _placeholders(files: dict[str, Path], m: dict[str, Any]) -> dict[str, tuple[str, int, int]]:
+    """What scrubbing left in the texts, per PII kind the build scrubbed: the placeholders the
+    manifest records (the gate's detectors), else the `[KIND]` form every kind uses."""
+    pii = (m.get("gate") or {}).get("pii") or {}
+    known = (pii.get("detectors") or {}).get("placeholders") or {}
+    filters = (m.get("config") or {}).get("filters") or {}
+    if not filters.get("scrub_pii", True):
+        return {}
+    kinds = list(pii.get("kinds") or [k for k in KINDS])
+    marks = {k: known.get(k) or f"[{k.upper()}]" for k in kinds}
+    counts = placeholder_counts(files, marks)
+    return {k: (marks[k], *counts[k]) for k in kinds}
 
 
 def render_report(release: Release, out: Path, docs_link: str | None = None,
                   review: dict[str, Any] | None = None) -> Path:
     """Write the report HTML to `out` and return it; `review`: the release's hand-review figures
     (review.stats.release_review), None when nothing was reviewed."""
-    m = release.manifest()
-    stats = release_stats(release.split_files())
-    parts = [f"<h1>Data-quality report: {html.escape(m['dataset'])} {html.escape(m['version'])}</h1>",
-             f"<p class=muted>created {html.escape(str(m.get('created')))} · code {html.escape(str(m.get('code_version')))}"
-             f" · parent {html.escape(str(m.get('parent_version')))} · rows {html.escape(str(m.get('rows')))}</p>"]
-    parts += _funnel(m)
-    parts += _labels(stats)
-    dims = dimension_shares(stats.labels, default_decomposition())
-    parts += ['<h2 id="plutchik">Plutchik-dimension shares</h2>',
-              "<p>Share of masks whose label carries each dimension of the 10-dim decomposition.</p>",
-              _bar(list(dims), list(dims.values()), "share of masks per dimension"),
-              _table(["dimension", "share"], [[d, f"{v:.1%}"] for d, v in dims.items()])]
-    parts += ['<h2 id="masks">Masks per example</h2>',
-              _bar([str(k) for k in stats.masks_per_example], list(stats.masks_per_example.values()), "examples by masks"),
-              _table(["masks", "examples"], [[k, v] for k, v in stats.masks_per_example.items()]),
-              _table(["segments per post", "posts"], [[k, v] for k, v in stats.segments_per_post.items()])]
-    words = stats.words_per_example
-    parts += ['<h2 id="lengths">Length</h2>', _hist(words, "words per example", "words"),
-              f"<p>min {min(words, default=0)}, median {sorted(words)[len(words) // 2] if words else 0}, "
-              f"max {max(words, default=0)} words.</p>"]
-    subs = list(stats.subreddits.items())
-    parts += ['<h2 id="subreddits">Per-subreddit counts</h2>',
-              _bar([s for s, _ in subs[:40]], [n for _, n in subs[:40]], "examples per subreddit (top 40)", True),
-              _table(["subreddit", "examples"], [[s, n] for s, n in subs])]
-    parts += _gate(m, docs_link)
-    parts += review_section(review)
-    page = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{html.escape(m['dataset'])} "
-            f"{html.escape(m['version'])} report</title><style>{CSS}</style></head><body>{''.join(parts)}</body></html>")
+    from warehouse import report_express, report_parent, report_summary, report_trust
+
+    d = gather(release, docs_link, review)
+    sections = [("changes", "Since " + (d.parent_name or "the last release")), ("labels", "Labels"),
+                ("shape", "Masks and lengths"), ("express", "Against EXPRESS"), ("examples", "Examples"),
+                ("look-first", "Look at these first"), ("privacy", "Privacy"), ("review", "Review"),
+                ("funnel", "Funnel"), ("gate", "Gate"), ("details", "Details")]
+    nav = tag("nav", tag("div", [tag("a", text(title), href=f"#{sid}") for sid, title in sections]))
+    m = d.manifest
+    meta = [f"created {date(m.get('created') or '')}",
+            f"parent {d.parent_name or d.parent_missing or 'none (first release)'}",
+            f"code {m.get('code_version') or 'unknown'}"]
+    if d.stats.created:
+        meta.insert(1, "posts from " + span(*d.stats.created))
+    header = tag("header", [tag("h1", text(f"{d.name}: data quality")), tag("p", text(" · ".join(meta)), cls="meta")])
+    body = [report_summary.summary_band(d), report_summary.answers(d), report_parent.changes(d), report_parent.labels(d), report_parent.shape(d),
+            report_express.express(d), report_trust.examples(d), report_trust.look_first(d), report_trust.privacy(d),
+            report_trust.review(d), report_parent.funnel(d), report_trust.gate(d), report_express.details_section(d)]
+    page = ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+            "<meta name=viewport content='width=device-width, initial-scale=1'>"
+            f"<title>{text(d.name)}: data-quality report</title><style>{CSS}</style></head>"
+            f"<body>{header}{nav}<main>{''.join(body)}</main></body></html>\n")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")
-    return out
-
-
-def _funnel(m: dict[str, Any]) -> list[str]:
-    f = m.get("funnel") or {}
-    dropped = f.get("dropped", {})
-    rows = [["read", f.get("read", "n/a")], ["kept", f.get("kept", "n/a")], ["malformed", f.get("malformed", "n/a")]]
-    rows += [[f"dropped: {k}", v] for k, v in sorted(dropped.items(), key=lambda kv: -kv[1])]
-    out = ['<h2 id="funnel">Funnel</h2>', "<p>read = kept + dropped + malformed, over all stages.</p>",
-           _table(["", "posts"], rows)]
-    if dropped:
-        out.append(_bar(list(dropped), list(dropped.values()), "dropped posts by reason", True))
-    for stage, sf in (m.get("stages") or {}).items():
-        out.append(f"<p><b>{html.escape(stage)}</b>: read {sf.get('read')}, kept {sf.get('kept')}, "
-                   f"malformed {sf.get('malformed')}, dropped {html.escape(str(sf.get('dropped')))}</p>")
-    return out
-
-
-def _labels(stats: ReleaseStats) -> list[str]:
-    total = sum(stats.labels.values()) or 1
-    ranked = stats.labels.most_common()
-    top, tail = ranked[:50], ranked[50:]
-    tail_masks = sum(n for _, n in tail)
-    singletons = sum(1 for _, n in ranked if n == 1)
-    return ['<h2 id="labels">Label distribution</h2>',
-            f"<p>{len(ranked)} distinct labels over {sum(stats.labels.values())} masks.</p>",
-            _bar([w for w, _ in top], [n for _, n in top], "top 50 labels (masks)", True),
-            "<h3>Long tail</h3>",
-            f"<p>{len(tail)} labels beyond the top 50 hold {tail_masks} masks ({tail_masks / total:.1%}); "
-            f"{singletons} labels occur once.</p>",
-            _table(["label", "masks"], [[w, n] for w, n in tail[:200]]) if tail else "<p>No long tail.</p>"]
-
-
-def _gate(m: dict[str, Any], docs_link: str | None) -> list[str]:
-    g = m.get("gate")
-    out = ['<h2 id="gate">Quality-gate results</h2>']
-    if not g:
-        return out + ["<p>The gate was not run for this release.</p>"]
-    verdict = '<span class=ok>passed</span>' if g.get("success") else '<span class=bad>failed</span>'
-    out.append(f"<p>Gate {verdict}; largest label share {g.get('max_label_share'):.3f}; label JS divergence vs "
-               f"parent {g.get('parent')}: {g.get('label_js_divergence')}; vocabulary {html.escape(str(g.get('vocabulary')))}.</p>")
-    out.append(_table(["suite", "version", "table", "result", "expectations passed"],
-                      [[s["name"], s["version"], s["table"], "passed" if s["success"] else "FAILED",
-                        f"{s['statistics']['successful_expectations']}/{s['statistics']['evaluated_expectations']}"]
-                       for s in g.get("suites", [])]))
-    out.append(_table(["parameter", "value"], [[k, v] for k, v in (g.get("parameters") or {}).items()]))
-    if docs_link:
-        out.append(f'<p>Full GX results: <a href="{html.escape(docs_link)}">Great Expectations Data Docs</a> '
-                   "(static files beside the release).</p>")
-    return out
-
-
-def review_section(review: dict[str, Any] | None) -> list[str]:
-    """Reviewed precision, shown only when masks of this release were reviewed by hand."""
-    if not review:
-        return []
-    o = review["overall"]
-    out = ['<h2 id="review">Reviewed precision (hand review)</h2>',
-           f"<p>{o['reviewed']} masks of this release reviewed by {len(review['reviewers'])} reviewer(s) "
-           f"(ledger v{review['ledger_version']}, sha256 <code>{review['ledger_sha256'][:12]}</code>): "
-           f"precision <b>{o['precision']:.3f}</b>, Wilson 95 % interval [{o['low']:.3f}, {o['high']:.3f}]; "
-           f"{o['accepted']} accepted, {o['rejected']} rejected.</p>"]
-    for key in ("pattern", "rule"):
-        rows = [[name, p["reviewed"], f"{p['precision']:.3f}", f"[{p['low']:.3f}, {p['high']:.3f}]"]
-                for name, p in review[f"by_{key}"].items()]
-        out.append(_table([key, "reviewed", "precision", "95 % interval"], rows))
-    ag = review.get("agreement")
-    if ag and ag.get("fleiss_kappa") is not None:
-        out.append(f"<p>Fleiss' kappa {ag['fleiss_kappa']:.3f} on {ag['fleiss_items']} items all reviewers rated.</p>")
     return out
 
 
 def docs_link_for(release: Release, report: Path) -> str | None:
     docs = release.path / "gate" / "data_docs" / "index.html"
     return os.path.relpath(docs, report.parent) if docs.exists() else None
+
+
+CSS = Markup("""
+:root{--ink:#1d2733;--muted:#5b6675;--line:#e3e6ea;--blue:#2f6db5;--grey:#a3acb9;--orange:#d9822b;
+--ok:#1a7f37;--bad:#cf222e;--soft:#f6f8fa}
+*{box-sizing:border-box}
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",sans-serif;color:var(--ink);margin:0}
+header,main,nav>div{max-width:1180px;margin:0 auto;padding-left:2em;padding-right:2em}
+header{padding-top:1.3em;padding-bottom:.5em}
+h1{font-size:1.55em;margin:0}
+.meta{color:var(--muted);margin:.15em 0 0}
+nav{position:sticky;top:0;z-index:2;background:rgba(255,255,255,.97);border-bottom:1px solid var(--line)}
+nav>div{display:flex;flex-wrap:wrap;gap:.2em 1.1em;padding-top:.45em;padding-bottom:.45em;font-size:.92em}
+nav a,details>summary,a{color:var(--blue);text-decoration:none}
+a:hover,details>summary:hover{text-decoration:underline}
+main{padding-bottom:4em}
+h2{font-size:1.28em;margin:1.9em 0 0;padding-top:.4em;border-top:1px solid var(--line);scroll-margin-top:2.8em}
+h3{font-size:1em;margin:1.1em 0 .3em}
+.question{color:var(--muted);margin:.15em 0 .7em}
+.band{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.7em;margin:1em 0 .4em}
+.answers{margin:.8em 0 0;padding-left:1.1em}.answers li{margin:.25em 0}.answers a{font-weight:650}
+.card{border:1px solid var(--line);border-radius:8px;padding:.65em .9em .7em;background:var(--soft)}
+.card h3{font-size:.76em;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin:0}
+.card .value{font-size:1.75em;font-weight:650;line-height:1.25;font-variant-numeric:tabular-nums}
+.card .sub{font-size:.86em}
+.card .delta{font-size:.86em;color:var(--muted);margin-top:.2em}
+.card table{font-size:.86em;margin:.2em 0 0}.card td{padding:0 .5em 0 0;border:0}
+.grid2{display:grid;grid-template-columns:1fr 1fr;gap:1.2em 2.2em;align-items:start}
+@media (max-width:820px){.grid2{grid-template-columns:1fr}}
+svg.chart{max-width:100%;height:auto;display:block}
+.chartbox{max-width:760px}
+table{border-collapse:collapse;font-size:.9em;margin:.35em 0}
+th,td{padding:.22em .75em .22em 0;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{color:var(--muted);font-weight:600}
+td.n,th.n{text-align:right;padding-left:.75em;font-variant-numeric:tabular-nums}
+details{margin:.45em 0}
+details>summary{cursor:pointer;font-size:.92em}
+details[open]>summary{margin-bottom:.3em}
+.chip{display:inline-block;padding:0 .55em;border-radius:1em;background:#eef2f7;margin:.1em .1em;font-size:.9em}
+.chip.new{background:#dff3e4}.chip.gone{background:#fbe3e3;text-decoration:line-through}
+.ok{color:var(--ok);font-weight:650}.bad{color:var(--bad);font-weight:650}.muted{color:var(--muted)}
+.up{color:var(--ok)}.down{color:var(--bad)}
+.note{color:#8a4b08}
+.figures td:nth-child(4){max-width:420px}
+.ex{border-left:3px solid var(--line);padding:.15em 0 .15em .8em;margin:.45em 0;font-size:.93em}
+.ex .src{font-size:.8em;color:var(--muted)}
+mark{padding:0 .25em;border-radius:3px}
+mark.target{background:#ffd866;font-weight:650}
+mark.other{background:#e6eaf0}
+.score{font-variant-numeric:tabular-nums;font-weight:650}
+code{background:#f1f3f5;padding:.05em .3em;border-radius:3px;font-size:.9em}
+.legend{font-size:.85em;color:var(--muted)}
+.swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin:0 .3em 0 .8em;vertical-align:-.05em}
+""")

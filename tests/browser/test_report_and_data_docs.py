@@ -34,14 +34,18 @@ def test_report_renders_offline_with_charts_and_reviewed_precision(reviewed_copy
     report = Path(capsys.readouterr().out.strip())
     tab = page.tab
     tab.goto(report.as_uri())
-    for section in ("funnel", "labels", "plutchik", "masks", "lengths", "subreddits", "gate", "review"):
+    for section in ("changes", "labels", "shape", "express", "examples", "look-first", "privacy", "review", "funnel",
+                    "gate", "details"):
         assert tab.is_visible(f"h2#{section}"), section
-    charts = tab.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)")
-    assert len(charts) >= 5 and all(charts)
-    review = tab.inner_text("h2#review + p")
+    charts = tab.eval_on_selector_all("svg.chart", "cs => cs.map(c => c.getBoundingClientRect().width)")
+    assert len(charts) == 6 and min(charts) > 200
+    masks = sum(rel.manifest()["masks"].values())
     # 9 of 12 accepted: 0.750, Wilson [0.4677, 0.9111]
-    assert "12 masks of this release reviewed by 1 reviewer(s)" in review
-    assert "precision 0.750, Wilson 95 % interval [0.468, 0.911]" in review
+    assert tab.inner_text("#review-summary") == (
+        f"12 of {masks:,} masks reviewed ({12 / masks:.1%}) by 1 reviewer(s), ledger version 1: precision 0.750, "
+        "95% Wilson interval 0.468 – 0.911; 9 accepted, 3 rejected.")
+    assert tab.inner_text("#band-review .value") == "0.750"
+    assert tab.inner_text("#band-review .sub") == "95% interval 0.468 – 0.911, 12 masks reviewed"
     page.shot("report-top", full_page=False)
     tab.evaluate("document.getElementById('review').scrollIntoView()")
     page.shot("report-review", full_page=False)
