@@ -25,6 +25,8 @@ class DemoSpec:
     seed: int = 13
     month: str = "2024-01"
     malformed: int = 6
+    first_id: int = 0  # a later month's dump numbers its posts on, so ids stay unique across dumps
+    pii: float = 0.0  # share of posts given a sentence with personal data (the scrubber's work)
 
 
 def _templates() -> dict[str, Any]:
@@ -37,7 +39,7 @@ def _fill(rng: random.Random, t: dict[str, Any], template: str) -> str:
     return template.format(i=rng.choice(t["intensifiers"]), e=e, e2=e2)
 
 
-def _body(rng: random.Random, t: dict[str, Any]) -> str:
+def _body(rng: random.Random, t: dict[str, Any], pii: float = 0.0) -> str:
     """A post of filler sentences with 0-3 disclosures and some look-alikes mixed in."""
     sentences = rng.sample(t["fillers"], rng.randint(3, 7))
     kind = rng.random()
@@ -49,6 +51,9 @@ def _body(rng: random.Random, t: dict[str, Any]) -> str:
         sentences.insert(rng.randrange(len(sentences) + 1), _fill(rng, t, rng.choice(t["negated"])))
     if rng.random() < 0.5:
         sentences.insert(rng.randrange(len(sentences) + 1), _fill(rng, t, rng.choice(t["non_disclosures"])))
+    if pii and rng.random() < pii:  # no draw at all by default: the pinned demo corpus stays as it is
+        handle = f"{rng.choice(t['pii_handles'])}{rng.randrange(100)}"
+        sentences.insert(rng.randrange(len(sentences) + 1), rng.choice(t["pii"]).format(h=handle))
     return " ".join(sentences)
 
 
@@ -61,12 +66,12 @@ def demo_records(spec: DemoSpec = DemoSpec()) -> list[dict[str, Any] | str]:
     out: list[dict[str, Any] | str] = []
     for n in range(spec.posts):
         post: dict[str, Any] = {
-            "id": f"d{n:06x}",
+            "id": f"d{spec.first_id + n:06x}",
             "subreddit": rng.choice(t["subreddits"]),
             "author": f"user_{rng.randrange(10_000)}",
             "created_utc": base_ts + n * 600,
             "title": rng.choice(t["titles"]),
-            "selftext": _body(rng, t),
+            "selftext": _body(rng, t, spec.pii),
             "over_18": False,
             "score": rng.randint(0, 500),
             "stickied": False,

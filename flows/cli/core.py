@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from flows import process
 
@@ -19,26 +20,43 @@ def warehouse_arg(p: argparse.ArgumentParser) -> None:
 DEMO_PREDICTORS = ("most-frequent", "context-lexicon", "tfidf-logreg")
 
 
+def demo_months(posts: int) -> tuple[Any, Any]:
+    """The demo's two dumps: a month of `posts` posts, then a fifth as many in the next month, some
+    with personal data to scrub. A rebuild adds the second to the first release, so the demo's
+    report compares two releases."""
+    from sources.demo import DemoSpec
+
+    return DemoSpec(posts=posts), DemoSpec(posts=max(20, posts // 5), seed=14, month="2024-02", first_id=posts,
+                                           pii=0.15)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    """The whole pipeline on the offline demo corpus: build, evaluate baselines, report, card."""
+    """The whole pipeline on the offline demo corpus: build, rebuild with a second month, evaluate
+    baselines, report, card."""
     from pipeline.plan import plan_build
-    from sources.demo import DemoSpec, write_demo_dump
+    from sources.demo import write_demo_dump
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
     workdir = Path(args.workdir) if args.workdir else wh.inputs_dir("demo")
-    dump = write_demo_dump(workdir, DemoSpec(posts=args.posts))
-    print(f"demo corpus: {dump}")
-    plan = plan_build(wh.root, [str(dump)], str(DEMO_CONFIG), workers=0)
+    first, second = demo_months(args.posts)
+    dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
+    print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
+    plan = plan_build(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0)
     process.configure(temporary_api=True)
     from evaluation.runs import format_table, leaderboard
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
+    from flows.rebuild import rebuild_flow
     from flows.release_flows import card_flow, report_flow
+    from warehouse.diff import diff_releases
+    from warehouse.publish import Release
 
-    rel = build_flow(plan).release
-    release_id = rel.release_id
-    manifest = json.loads(Path(rel.manifest).read_text())
+    build_flow(plan)
+    rebuilt = rebuild_flow(plan_build(wh.root, dumps, str(DEMO_CONFIG), workers=0))
+    release_id = rebuilt.release.release_id if rebuilt.release else str(rebuilt.parent)  # up to date: the latest
+    rel = Release.find(wh, release_id)
+    manifest = rel.manifest()
     runs = {}
     for name in DEMO_PREDICTORS:
         print(f"[evaluate] {name} on {release_id} test")
@@ -51,6 +69,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
           f"+ malformed {f['malformed']}")
     print(f"dropped:  {json.dumps(f['dropped'])}")
     print(f"release:  {rel.path}  rows {json.dumps(manifest['rows'])}")
+    if manifest.get("parent_version"):
+        older = Release.find(wh, f"{rel.dataset}/{manifest['parent_version']}")
+        d = diff_releases(older, rel)
+        added = sum(s["added"] for s in d["splits"].values())
+        removed = sum(s["removed"] for s in d["splits"].values())
+        print(f"parent:   {older.release_id}; rows +{added} -{removed}, "
+              f"label JS divergence {d['labels']['js_divergence']:.4f}")
     print(f"gate:     {'passed' if manifest.get('gate', {}).get('success', True) else 'FAILED'}")
     print(f"report:   {report}")
     print(f"card:     {card['readme']}")
@@ -117,9 +142,10 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="generate the demo corpus, build a release and score a baseline")
-    p.add_argument("--workdir", help="where the demo dump is written (default: <warehouse>/inputs/demo)")
-    p.add_argument("--posts", type=int, default=3000, help="number of demo posts")
+    p = sub.add_parser("demo", help="generate the demo corpus, build two releases, score baselines, report")
+    p.add_argument("--workdir", help="where the demo dumps are written (default: <warehouse>/inputs/demo)")
+    p.add_argument("--posts", type=int, default=3000,
+                   help="demo posts of the first month (the second has a fifth as many)")
     warehouse_arg(p)
     p.set_defaults(func=cmd_demo)
 

@@ -1,4 +1,6 @@
-"""`express demo` runs the whole pipeline offline and ends with a summary (the README's quick start)."""
+"""`express demo` runs the whole pipeline offline and ends with a summary (the README's quick start):
+a first release, a second one rebuilt with the next month, baselines scored, its report comparing
+the two, and its card linking the report."""
 import json
 from pathlib import Path
 
@@ -9,20 +11,29 @@ from flows.cli import main
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 
-def test_demo_command_builds_evaluates_reports_and_exports(prefect_harness, tmp_path, capsys):
+def test_demo_command_builds_two_releases_evaluates_reports_and_exports(prefect_harness, tmp_path, capsys):
     assert main(["demo", "--posts", "400", "--warehouse", str(tmp_path / "wh"),
                  "--workdir", str(tmp_path / "in")]) == 0
     out = capsys.readouterr().out
-    summary = out[out.index("== express demo =="):]
-    lines = {line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip() for line in summary.splitlines()[1:8]}
-    assert (tmp_path / "in" / "RS_2024-01.zst").exists()
+    summary = out[out.index("== express demo =="):out.index("leaderboard (test split):")]
+    lines = {line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip() for line in summary.splitlines()[1:]}
+    assert (tmp_path / "in" / "RS_2024-01.zst").exists() and (tmp_path / "in" / "RS_2024-02.zst").exists()
     release = Path(lines["release"].split()[0])
     manifest = json.loads((release / "manifest.json").read_text())
     f = manifest["funnel"]
     assert lines["funnel"] == (f"read {f['read']} = kept {f['kept']} + dropped {sum(f['dropped'].values())} "
                                f"+ malformed {f['malformed']}")
-    assert lines["gate"] == "passed" and Path(lines["report"]).exists() and Path(lines["card"]).exists()
+    assert manifest["version"] == "v2" and manifest["parent_version"] == "v1"
+    parent = json.loads((release.parent / "v1" / "manifest.json").read_text())
+    assert f["read"] == parent["funnel"]["read"] + 80 + 6  # the second month: a fifth as many posts, 6 malformed
+    added = sum(manifest["rows"].values()) - sum(parent["rows"].values())
+    assert lines["parent"].startswith(f"express-demo/v1; rows +{added} -0, label JS divergence 0.")
+    assert lines["gate"] == "passed" and Path(lines["card"]).exists()
+    report = Path(lines["report"]).read_text()
+    assert 'id="diff-splits"' in report and "Since v1" in report  # the report compares v2 with v1
+    card = Path(lines["card"])
+    assert "(report.html)" in card.read_text() and (card.parent / "report.html").exists()
     scores = json.loads(lines["scores"].split(":", 1)[1])
     assert scores["rows"] == manifest["rows"]["test"] and scores["VRate"] == 1.0
     for predictor in ("most-frequent", "context-lexicon", "tfidf-logreg"):
-        assert predictor in summary.split("leaderboard", 1)[1]
+        assert predictor in out.split("leaderboard", 1)[1]
