@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from review.stats import release_review
-from warehouse.card import export_card
 from warehouse.layout import Warehouse
 from warehouse.publish import Release
 from warehouse.report import docs_link_for, render_report
@@ -24,6 +23,8 @@ CARD_REPORT = "report.html"  # the data-quality report inside a card folder, whi
 def write_card(wh: Warehouse, release: str, out_dir: str | Path, url: str = "") -> dict[str, Path]:
     """A Hugging Face dataset folder of `release`: README.md card linking its data-quality report
     (report.html, self-contained, so it travels with the folder), data/*.parquet, croissant.json."""
+    from warehouse.card import export_card  # Hugging Face and Croissant: not loaded to write a report
+
     rel = Release.find(wh, release)
     review = release_review(rel)
     report = render_report(rel, Path(out_dir) / CARD_REPORT, docs_link=None, review=review)

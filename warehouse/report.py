@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from privacy.kinds import KINDS
 from warehouse.diff import compare
 from warehouse.express_reference import Comparison, compare_with_express
 from warehouse.layout import Warehouse
+from warehouse.pii_statement import scrubbed_kinds
 from warehouse.publish import Release
 from warehouse.report_examples import LowestAcceptance, Shown, label_examples, lowest_acceptance
 from warehouse.report_format import Markup, date, span, tag, text
-from warehouse.stats import ReleaseStats, placeholder_counts, release_stats
+from warehouse.stats import ReleaseStats, release_stats
 
 TOP_LABELS_WITH_EXAMPLES = 6
 EXAMPLES_PER_LABEL = 3
@@ -58,11 +58,12 @@ class ReportData:
 def gather(release: Release, docs_link: str | None = None, review: dict[str, Any] | None = None) -> ReportData:
     m = release.manifest()
     files = release.split_files()
-    stats = release_stats(files)
+    marks = placeholders(m)
+    stats = release_stats(files, list(marks.values()))
     top = [w for w, _ in stats.ranked_labels(TOP_LABELS_WITH_EXAMPLES)]
     data = ReportData(release, m, stats, compare_with_express(stats), label_examples(files, top, EXAMPLES_PER_LABEL),
-                      lowest_acceptance(release, m, LOOK_FIRST), _placeholders(files, m), review=review,
-                      docs_link=docs_link)
+                      lowest_acceptance(release, m, LOOK_FIRST),
+                      {k: (mark, *stats.marks[mark]) for k, mark in marks.items()}, review=review, docs_link=docs_link)
     parent = m.get("parent_version")
     if parent:
         path = Warehouse.of_release(release.path).release_dir(release.dataset, str(parent))
@@ -75,18 +76,13 @@ def gather(release: Release, docs_link: str | None = None, review: dict[str, Any
     return data
 
 
-def _placeholders(files: dict[str, Path], m: dict[str, Any]) -> dict[str, tuple[str, int, int]]:
-    """What scrubbing left in the texts, per PII kind the build scrubbed: the placeholders the
-    manifest records (the gate's detectors), else the `[KIND]` form every kind uses."""
+def placeholders(m: dict[str, Any]) -> dict[str, str]:
+    """kind -> placeholder for each PII kind the build scrubbed: as the manifest records them (the
+    gate's detectors), else the `[KIND]` form every kind uses; none when scrubbing was off."""
+    kinds = scrubbed_kinds(m)
     pii = (m.get("gate") or {}).get("pii") or {}
     known = (pii.get("detectors") or {}).get("placeholders") or {}
-    filters = (m.get("config") or {}).get("filters") or {}
-    if not filters.get("scrub_pii", True):
-        return {}
-    kinds = list(pii.get("kinds") or [k for k in KINDS])
-    marks = {k: known.get(k) or f"[{k.upper()}]" for k in kinds}
-    counts = placeholder_counts(files, marks)
-    return {k: (marks[k], *counts[k]) for k in kinds}
+    return {k: known.get(k) or f"[{k.upper()}]" for k in (pii.get("kinds") or kinds) if k in kinds}
 
 
 def render_report(release: Release, out: Path, docs_link: str | None = None,

@@ -34,7 +34,7 @@ def _pyplot() -> Any:
 def _svg(fig: Any, label: str) -> Markup:
     plt = _pyplot()
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]
@@ -66,7 +66,7 @@ def grouped_hbar(categories: Sequence[str], series: Sequence[Series], title: str
     """Horizontal bars, one group per category (top to bottom), one bar per series."""
     plt = _pyplot()
     n, k = len(categories), len(series)
-    fig, ax = plt.subplots(figsize=(width, 0.5 + (0.16 * k + 0.1) * max(n, 1)))
+    fig, ax = plt.subplots(figsize=(width, 0.5 + (0.16 * k + 0.1) * max(n, 1)), layout="constrained")
     h = 0.8 / k
     for j, (name, values, colour) in enumerate(series):
         ys = [i + (j - (k - 1) / 2) * h for i in range(n)]
@@ -88,7 +88,7 @@ def grouped_columns(categories: Sequence[str], series: Sequence[Series], title: 
     """Columns, one group per category (left to right), one column per series; values are shares."""
     plt = _pyplot()
     n, k = len(categories), len(series)
-    fig, ax = plt.subplots(figsize=(width, 2.7))
+    fig, ax = plt.subplots(figsize=(width, 2.7), layout="constrained")
     w = 0.8 / k
     for j, (name, values, colour) in enumerate(series):
         ax.bar([i + (j - (k - 1) / 2) * w for i in range(n)], values, width=w, color=colour, label=name)
@@ -113,7 +113,7 @@ def overlaid_histograms(tables: Sequence[tuple[str, dict[int, int], str]], title
         lo, hi = min(lo, int(v)), max(hi, int(v) + 1)
     step = max(1, -(-(hi - lo + 1) // bins))
     edges = [lo + i * step for i in range(-(-(hi - lo + 1) // step) + 1)]
-    fig, ax = plt.subplots(figsize=(width, 2.7))
+    fig, ax = plt.subplots(figsize=(width, 2.7), layout="constrained")
     for name, table, colour in tables:
         total = sum(table.values()) or 1
         shares = [0.0] * (len(edges) - 1)

@@ -8,12 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from schemas.records import MASK
 from warehouse.layout import Warehouse
 from warehouse.publish import Release
-from warehouse.stats import sql_path, sql_str, union_sql
+from warehouse.stats import connect, sql_path, sql_str, union_sql
 
 CONTEXT_WORDS = 25  # words kept each side of the highlighted mask
 LIST_CONTEXT_WORDS = 14  # in the "look at these first" list
@@ -79,7 +77,7 @@ def label_examples(files: dict[str, Path], labels: Sequence[str], per_label: int
     if not labels or not files:
         return {}
     wanted = ", ".join(sql_str(w) for w in labels)
-    con = duckdb.connect()
+    con = connect()
     try:
         con.execute(f"CREATE TEMP VIEW ex AS {union_sql(files)}")
         rows = con.execute(
@@ -122,7 +120,7 @@ def lowest_acceptance(release: Release, manifest: dict[str, Any], n: int = 10) -
                                                   "in the warehouse, and with it the acceptance scores.")
     keep_negated = bool(((manifest.get("config") or {}).get("extract") or {}).get("keep_negated"))
     negated = "" if keep_negated else "AND NOT coalesce(d.negated, false)"
-    con = duckdb.connect()
+    con = connect()
     try:
         con.execute(f"CREATE TEMP VIEW ex AS {union_sql(release.split_files())}")
         con.execute(

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 
 
 def sql_str(value: str) -> str:
@@ -38,6 +40,7 @@ class ReleaseStats:
     surfaces: Counter[str] = field(default_factory=Counter)  # masked words, lower-cased (the paper's labels)
     masks: dict[str, int] = field(default_factory=dict)  # per split
     created: tuple[int, int] | None = None  # first and last post time (Unix seconds)
+    marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # counted string -> (occurrences, segments)
 
     @property
     def total_rows(self) -> int:
@@ -93,8 +96,16 @@ def mean(table: dict[int, int]) -> float:
     return sum(k * v for k, v in table.items()) / n if n else 0.0
 
 
-def release_stats(files: dict[str, Path]) -> ReleaseStats:
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB for statistics, quiet on the terminal."""
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")  # it would draw on the terminal of a long query
+    return con
+
+
+def release_stats(files: dict[str, Path], marks: Sequence[str] = ()) -> ReleaseStats:
+    """The release's statistics; `marks`: strings to count in its texts (the scrubber's placeholders)."""
+    con = connect()
     try:
         con.execute(f"CREATE TEMP VIEW ex AS {union_sql(files)}")
         per_split = {s: (r, m) for s, r, m in con.execute(
@@ -104,24 +115,46 @@ def release_stats(files: dict[str, Path]) -> ReleaseStats:
         surfaces = Counter(dict(con.execute(
             "SELECT lower(s), count(*) FROM (SELECT unnest(surfaces) AS s FROM ex) GROUP BY 1").fetchall()))
         masks = dict(con.execute("SELECT n_masks, count(*) FROM ex GROUP BY n_masks ORDER BY 1").fetchall())
-        words = dict(con.execute("SELECT len(string_split_regex(trim(text), '\\s+')) AS w, count(*) FROM ex "
-                                 "GROUP BY w ORDER BY w").fetchall())
         subs = dict(con.execute("SELECT subreddit, count(*) FROM ex GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
         segs = dict(con.execute("SELECT n, count(*) FROM (SELECT post_id, count(*) AS n FROM ex GROUP BY 1) "
                                 "GROUP BY n ORDER BY n").fetchall())
         first, last = con.execute("SELECT min(created_utc), max(created_utc) FROM ex").fetchone()
     finally:
         con.close()
-    return ReleaseStats({s: per_split.get(s, (0, 0))[0] for s in files}, labels, masks, words, subs, segs,
+    facts = text_facts(files, marks)
+    return ReleaseStats({s: per_split.get(s, (0, 0))[0] for s in files}, labels, masks, facts.words, subs, segs,
                         surfaces, {s: int(per_split.get(s, (0, 0))[1]) for s in files},
-                        (int(first), int(last)) if first is not None else None)
+                        (int(first), int(last)) if first is not None else None, facts.marks)
+
+
+@dataclass
+class TextFacts:
+    words: dict[int, int]  # words (whitespace-separated) in a segment -> segments
+    marks: dict[str, tuple[int, int]]  # a string -> (occurrences in the texts, segments holding it)
+
+
+def text_facts(files: dict[str, Path], marks: Sequence[str] = ()) -> TextFacts:
+    """One pass over the released texts, a batch at a time: the words of each segment, and how often
+    each of `marks` (e.g. the scrubber's placeholders) occurs. Python's str.split and str.count
+    over Arrow batches: 3x faster than DuckDB's regex split on 30,000 segments of 100-300 words."""
+    words: Counter[int] = Counter()
+    found = {m: [0, 0] for m in marks}
+    for path in files.values():
+        for batch in pq.ParquetFile(path).iter_batches(columns=["text"], batch_size=4096):
+            texts = batch.column(0).to_pylist()
+            words.update(len(t.split()) for t in texts)
+            for m, acc in found.items():
+                counts = [t.count(m) for t in texts]
+                acc[0] += sum(counts)
+                acc[1] += sum(1 for c in counts if c)
+    return TextFacts(dict(sorted(words.items())), {m: (n, k) for m, (n, k) in found.items()})
 
 
 def label_counts(files: dict[str, Path]) -> Counter[str]:
     """Label occurrences over the given split files."""
     if not files:
         return Counter()
-    con = duckdb.connect()
+    con = connect()
     try:
         rows = con.execute(f"SELECT l, count(*) FROM (SELECT unnest(labels) AS l FROM ({union_sql(files)})) "
                            "GROUP BY l").fetchall()
@@ -143,28 +176,10 @@ def js_divergence(p: Counter[str], q: Counter[str]) -> float:
     return max(0.0, total / 2)
 
 
-def placeholder_counts(files: dict[str, Path], placeholders: dict[str, str]) -> dict[str, tuple[int, int]]:
-    """kind -> (placeholders in the released texts, segments holding one), for the scrubber's
-    placeholders (`kind -> "[EMAIL]"`, as the manifest records them)."""
-    if not placeholders or not files:
-        return {k: (0, 0) for k in placeholders}
-    cols = []
-    for i, p in enumerate(placeholders.values()):
-        lit = sql_str(p)
-        cols.append(f"coalesce(sum((length(text) - length(replace(text, {lit}, ''))) // {len(p)}), 0) AS n{i}, "
-                    f"count(*) FILTER (WHERE contains(text, {lit})) AS s{i}")
-    con = duckdb.connect()
-    try:
-        got = con.execute(f"SELECT {', '.join(cols)} FROM ({union_sql(files)})").fetchone()
-    finally:
-        con.close()
-    return {k: (int(got[2 * i]), int(got[2 * i + 1])) for i, k in enumerate(placeholders)}
-
-
 def example_key_changes(a: dict[str, Path], b: dict[str, Path]) -> dict[str, dict[str, int]]:
     """Per split: rows of A and B, and rows added, removed and kept, keyed by (post_id, segment_index)."""
     out: dict[str, dict[str, int]] = {}
-    con = duckdb.connect()
+    con = connect()
     try:
         for split in dict.fromkeys([*a, *b]):
             ka = (f"SELECT DISTINCT post_id, segment_index FROM read_parquet({sql_path(a[split])})" if split in a
