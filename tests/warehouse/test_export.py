@@ -1,5 +1,7 @@
 """Release outputs of the real demo build: manifest, HF card folder, Croissant, report, diff, CLI."""
 import json
+import re
+import shutil
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -126,21 +128,30 @@ def test_report_is_one_self_contained_html_page(demo_release, tmp_path):
     # Chromium by tests/browser/, which fails when the browser is missing
 
 
-def test_diff_reports_rows_added_and_removed_and_label_change(demo_build, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def published_twice(demo_build, tmp_path_factory):
+    """v1 (gate off) and v2 (20 posts fewer, 7 new), published from the demo's examples with no run
+    behind them: manifests without a funnel, run or acceptance model."""
     examples = Path(demo_build["extract"]["examples"])
     recipe = load_recipe(REPO / "configs" / "demo.toml")
     rows = list(iter_rows(examples))
-    dropped_posts = {r["post_id"] for r in rows[:20]}
-    changed = tmp_path / "b.parquet"
+    tmp = tmp_path_factory.mktemp("published-twice")
+    changed = tmp / "b.parquet"
     with ParquetSink(changed, EXAMPLES) as sink:
         for r in rows[20:]:
             sink.write(r)
         for i in range(7):
             sink.write({**rows[0], "post_id": f"new{i}", "labels": ["grateful"], "surfaces": ["grateful"],
                         "masked_text": "I feel <mask>", "n_masks": 1, "text": "I feel grateful"})
-    wh = Warehouse.at(tmp_path / "wh")
+    wh = Warehouse.at(tmp / "wh")
     publish_release(examples, wh, replace(recipe, gate=GateConfig(enabled=False)), {})
     publish_release(changed, wh, recipe, {})
+    return wh, rows, recipe
+
+
+def test_diff_reports_rows_added_and_removed_and_label_change(published_twice, capsys):
+    wh, rows, recipe = published_twice
+    dropped_posts = {r["post_id"] for r in rows[:20]}
     assert cli(["diff", "v1", "v2", "--json", "--warehouse", str(wh.root)]) == 0
     d = json.loads(capsys.readouterr().out)
     for split in ("train", "validation", "test"):
@@ -162,6 +173,25 @@ def test_diff_reports_rows_added_and_removed_and_label_change(demo_build, tmp_pa
     assert cli(["releases", "--warehouse", str(wh.root)]) == 0
     listed = capsys.readouterr().out
     assert "express-demo/v1" in listed and "express-demo/v2" in listed
+
+
+def test_a_report_says_what_a_release_does_not_record(published_twice, tmp_path):
+    from warehouse.report import render_report
+
+    wh, _, _ = published_twice
+    v1, v2 = (Release.find(wh, f"express-demo/{v}") for v in ("v1", "v2"))
+    first = render_report(v1, tmp_path / "v1.html").read_text()
+    assert "The gate was not run for this release." in first and "first release" in first
+    second = render_report(v2, tmp_path / "v2.html").read_text()
+    assert "This release records no funnel." in second and "The acceptance model was off" in second
+    assert 'id="diff-splits"' in second and "v1: not run" in second  # the band: v1's gate
+    moved = tmp_path / "wh"
+    shutil.copytree(wh.root / "express-demo" / "v2", moved / "express-demo" / "v2")
+    orphan = render_report(Release.at(moved / "express-demo" / "v2"), tmp_path / "orphan.html").read_text()
+    assert "The parent release v1 is no longer in the warehouse: nothing to compare with." in orphan
+    for page in (first, second, orphan):
+        shown = re.sub(r"<[^>]+>", " ", page.split("<body>", 1)[1])
+        assert not re.findall(r"\{'|\bNone\b|\bnan\b|\bTrue\b|\bFalse\b", shown)
 
 
 def test_build_with_a_failing_gate_exits_non_zero_and_publishes_nothing(prefect_harness, demo_dump, tmp_path, capsys):
