@@ -28,7 +28,7 @@ from pathlib import Path
 
 import regex
 
-import privacy.recognizers  # noqa: F401  (imports Presidio first, without torch)
+import privacy.presidio  # noqa: F401  (first: Presidio without torch)
 from presidio_analyzer import LocalRecognizer, RecognizerResult  # isort: skip
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # isort: skip
 from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # isort: skip

@@ -18,22 +18,17 @@ from functools import lru_cache
 
 import regex
 
-from common.hidden_imports import hidden
-
-# Presidio imports torch and transformers when they are installed (for recognizers we do not use):
-# 15-20 s per process here. Imported with both hidden, its optional imports fall back.
-with hidden("torch", "transformers"):
-    import presidio_analyzer.predefined_recognizers  # noqa: F401
-    import presidio_anonymizer  # noqa: F401
-from presidio_analyzer import EntityRecognizer, Pattern, PatternRecognizer
+import privacy.presidio  # noqa: F401  (first: Presidio without torch)
+from presidio_analyzer import EntityRecognizer, Pattern, PatternRecognizer  # isort: skip
 from presidio_analyzer.predefined_recognizers import (
-    CreditCardRecognizer,
     EmailRecognizer,
     IbanRecognizer,
     IpRecognizer,
     PhoneRecognizer,
 )
 
+from privacy.addresses import AddressRecognizer
+from privacy.numbers import BIRTH_HINT, AnyGroupingCardRecognizer, ContextPhoneRecognizer, BirthDateRecognizer
 from schemas.lexicon import lexicon_terms
 
 
@@ -257,6 +252,12 @@ def _ip_hint(text: str, digits: str) -> bool:
     return (_IPV4_HINT.search(digits) is not None) or (":" in text and _IPV6_HINT.search(text) is not None)
 
 
+def _address_hint(text: str, digits: str) -> bool:
+    """Every address shape holds a digit but a ship's name in a military address ("USNS Comfort")."""
+    return bool(digits) or _SHIP_HINT.search(text) is not None
+
+
+_SHIP_HINT = re.compile(r"(?i)\bus(?:ns|s|nv|cgc)\s")
 _IPV4_HINT = re.compile(r"\d\.\d{1,3}\.\d")
 _IPV6_HINT = re.compile(r"::|:[0-9A-Fa-f]{1,4}:")  # starts with a literal: scanned fast
 
@@ -268,12 +269,16 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("phone", "PHONE_NUMBER", "[PHONE]", 0.4, _in_digits(_PHONE_HINT),
              lambda: PhoneRecognizer(supported_regions=PHONE_REGIONS, leniency=1, context=[]),
              window=regex.compile(_PHONE_HINT)),
-    Detector("phone", "PHONE_SHAPED", "[PHONE]", 0.5, _in_digits(r"\d{3}\)?[-. ]\d{3}[-. ]\d{4}"), NanpShapedPhoneRecognizer),
-    Detector("card", "CREDIT_CARD", "[CARD]", 0.5, _in_digits(r"\d(?:[- ]?\d){11}"), CreditCardRecognizer),
+    Detector("phone", "PHONE_SHAPED", "[PHONE]", 0.5, _in_digits(r"\d{3}\)?[-. ]?\d{3}[-. ]\d{4}"), NanpShapedPhoneRecognizer),
+    Detector("phone", "PHONE_CONTEXT", "[PHONE]", 0.4, _in_digits(_PHONE_HINT), ContextPhoneRecognizer),
+    Detector("card", "CREDIT_CARD", "[CARD]", 0.5, _in_digits(r"\d(?:[ .-]?\d){11}"), AnyGroupingCardRecognizer),
     Detector("ssn", "US_SSN", "[SSN]", 0.5, _in_digits(r"\d{3}[- .]\d\d[- .]\d{4}"), RedditSsnRecognizer),
     Detector("iban", "IBAN_CODE", "[IBAN]", 0.5, _in_digits(r"[A-Za-z]{2}\d\d"), IbanRecognizer),
     Detector("user", "REDDIT_USER", "[USER]", 0.5, _search(r"[Uu](?:[Ss][Ee][Rr])?/", needs="/"), RedditUserRecognizer),
     Detector("user", "AT_HANDLE", "[USER]", 0.5, lambda t, d: "@" in t, AtHandleRecognizer),
     Detector("user", "DISCORD_TAG", "[USER]", 0.5, _in_digits(r"#\d{4}"), DiscordTagRecognizer),
+    Detector("address", "STREET_ADDRESS", "[ADDRESS]", 0.5, _address_hint, AddressRecognizer),
+    Detector("dob", "DATE_OF_BIRTH", "[DOB]", 0.5, lambda t, d: bool(d) and BIRTH_HINT.search(t) is not None,
+             BirthDateRecognizer),
 )
 STRUCTURED_KINDS = tuple(dict.fromkeys(d.kind for d in DETECTORS))

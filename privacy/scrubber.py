@@ -187,12 +187,20 @@ def _cut(post: RawPost, text: str) -> tuple[str, str] | None:
 
 def _settle(results: list[RecognizerResult]) -> list[RecognizerResult]:
     """Non-overlapping spans: the longer span wins an overlap, then the higher score, then a
-    structured kind over a name."""
+    structured kind over a name; the winner grows to cover what it overlapped, so no part of a
+    losing span stays in the text."""
     ranked = sorted(results, key=lambda r: (-(r.end - r.start), -r.score, r.entity_type == "PERSON", r.start))
     kept: list[RecognizerResult] = []
     for r in ranked:
-        if all(r.end <= k.start or k.end <= r.start for k in kept):
-            kept.append(r)
+        hit = [k for k in kept if k.start < r.end and r.start < k.end]
+        if not hit:
+            kept.append(RecognizerResult(r.entity_type, r.start, r.end, r.score))
+            continue
+        winner = hit[0]
+        winner.start, winner.end = min(winner.start, r.start), max(winner.end, r.end)
+        for other in hit[1:]:  # the grown span may now touch a second kept span: one span for both
+            winner.start, winner.end = min(winner.start, other.start), max(winner.end, other.end)
+            kept.remove(other)
     return sorted(kept, key=lambda r: r.start)
 
 

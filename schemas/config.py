@@ -50,7 +50,9 @@ class FilterConfig:
     scrub_ssns: bool = True  # [SSN]
     scrub_ibans: bool = True  # [IBAN], checksum-checked
     scrub_users: bool = True  # [USER]: u/ handles, @handles, Discord tags
-    scrub_names: bool = True  # [NAME]: spaCy NER on sentences with a capitalized uncommon word
+    scrub_addresses: bool = True  # [ADDRESS]: street addresses, post-office boxes, address blocks
+    scrub_birth_dates: bool = True  # [DOB]: full dates after a birth cue ("born on", "DOB")
+    scrub_names: bool = True  # [NAME]: relationship cues, a name gazetteer, spaCy NER around uncommon capitalized words
 
 
 @dataclass(frozen=True)

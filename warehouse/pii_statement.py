@@ -8,9 +8,10 @@ from privacy.kinds import KINDS, SWITCHES
 
 WHAT = {"email": "e-mail addresses [EMAIL]", "url": "URLs with any public-suffix domain [URL]",
         "ip": "IPv4/IPv6 addresses [IP]", "phone": "phone numbers in international and national formats [PHONE]",
-        "card": "Luhn-valid card numbers [CARD]", "ssn": "US social security numbers [SSN]",
+        "card": "Luhn-valid card numbers of 12-19 digits [CARD]", "ssn": "US social security numbers [SSN]",
         "iban": "checksum-valid IBANs [IBAN]", "user": "Reddit u/ handles, @handles and Discord tags [USER]",
-        "name": "person names [NAME]"}
+        "address": "street addresses, post-office boxes and address blocks [ADDRESS]",
+        "dob": "dates of birth after a birth cue [DOB]", "name": "person names [NAME]"}
 
 
 def scrubbed_kinds(manifest: dict[str, Any]) -> list[str]:

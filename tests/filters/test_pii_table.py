@@ -16,7 +16,7 @@ def load_table() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
     for n, line in enumerate(TABLE.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#") or line.startswith("text\t"):
             continue
-        cells = line.split("\t")
+        cells = line.replace("\\n", "\n").split("\t")  # a written \n is a line break
         assert len(cells) == 3, f"{TABLE}:{n}: expected 3 tab-separated columns"
         text, pii, keep = cells
         pairs = [tuple(x.strip().split("=", 1)) for x in pii.split(" | ") if x.strip()]

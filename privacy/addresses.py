@@ -1,0 +1,190 @@
+"""Street addresses -> [ADDRESS]: a house number with a street name, and what follows it in a
+postal address (unit, town, region, postal code, country), in a sentence or an address block.
+
+A street is found by one of these shapes (the words are privacy/data/address_words.txt):
+- number, name, street type: "12 Baker Street", "221b Elm Rd", "4 Rue de la Paix";
+- name with a street type or a street suffix, then number: "Lindenstraße 4", "Erzsébet tér 5",
+  "ul. Polna 3", "Rua do Sol 12";
+- post-office and military boxes: "P.O. Box 12", "PSC 1234, Box 5678", "APO AE 09001";
+- after an address cue ("my address is", "lives at", "moved to"), a name and a number;
+- in a block of short lines, a line of a name and a number followed by a town, postal code or
+  country line.
+Then the span runs on over units ("Apt. 4"), towns, regions, postal codes and country names,
+separated by commas or line breaks, while they look like parts of an address. A number alone, or
+a name and a number with nothing that says street ("Room 101", "Chapter 11", "iPhone 12"), is not
+an address.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import regex
+
+import privacy.presidio  # noqa: F401  (first: Presidio without torch)
+from presidio_analyzer import LocalRecognizer, RecognizerResult  # isort: skip
+
+WORDS_FILE = Path(__file__).parent / "data" / "address_words.txt"
+
+
+@lru_cache(maxsize=1)
+def address_words() -> dict[str, tuple[str, ...]]:
+    """The sections of the word file: after, before, suffix, unit, cue."""
+    out: dict[str, list[str]] = {}
+    section = None
+    for line in WORDS_FILE.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = out.setdefault(line[1:-1], [])
+        elif section is not None:
+            section.append(line.lower())
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    """A regex alternation of the words, longest first; a final dot is optional."""
+    parts = []
+    for w in sorted(set(words), key=len, reverse=True):
+        if w.endswith(".") and len(w) > 2:  # "st." or "st"; a one-letter one keeps its dot ("u.")
+            parts.append(regex.escape(w[:-1]) + r"\.?")
+        else:
+            parts.append(regex.escape(w))
+    return "(?:" + "|".join(parts) + ")"
+
+
+_NUM = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
+_PARTICLE = (r"(?:de|da|do|dos|das|del|dei|degli|delle|della|di|du|des|van|von|der|den|ten|ter|la|le|el|al|y|of"
+             r"|the|am|an|auf|im|zum|zur)")
+_UNIT_WORD = r"(?i:apt|apartment|suite|ste|unit|flat|floor|fl|room|rm|bldg|building|box)\b"
+# a capitalized word (not a unit word: "Elm Rd Apt. 4") or an ordinal ("5th")
+_CAP = rf"(?:(?!{_UNIT_WORD})\p{{Lu}}[\p{{L}}\p{{M}}'’.-]*|\d{{1,3}}(?:st|nd|rd|th))"
+_PLACE_WORD = rf"(?!{_UNIT_WORD})\p{{Lu}}[\p{{L}}\p{{M}}'’-]*"
+_S = r"[ \t]"  # a space within a line: a street name never runs over a line break
+_NAME = rf"(?:{_PARTICLE}{_S})?{_CAP}(?:{_S}(?:{_PARTICLE}{_S}){{0,2}}{_CAP}){{0,3}}"
+_END = r"(?![\p{L}\p{N}])"
+_POSTAL = (r"(?:\d{4,6}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d"
+           r"|[A-Z]{1,2}-\d{4,5})")
+_PLACE = rf"(?:{_PLACE_WORD}(?:[ -](?:{_PARTICLE} )?{_PLACE_WORD}){{0,3}}(?: \([\p{{L}} ]+\))?)"
+_SEPARATOR = r"(?:\s*,\s*|[ \t]*\n[\s>]*|[ \t]+)"
+_STOP_NAMES = regex.compile(r"(?i)^(?:hours?|days?|weeks?|months?|years?|minutes?|times?|the|a|an|on|in|at|of|my"
+                            r"|and|or|to|for|with|i|it|is|was)$")
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> dict[str, regex.Pattern]:
+    w = address_words()
+    after, before, suffix = _alternation(w["after"]), _alternation(w["before"]), _alternation(w["suffix"])
+    unit, cue = _alternation(w["unit"]), _alternation(w["cue"])
+    lead = rf"(?:(?i:{unit}){_S}?[A-Za-z0-9]{{1,6}}\.?,?{_S})?(?:\d{{1,5}}{_S})?"  # "Apt. 5, 12 Elm St", "2 14 Elm St"
+    street = "|".join([
+        rf"{lead}{_NUM},?{_S}(?P<name1>{_NAME}){_S}(?i:{after}){_END}(?:{_S}{_NUM}{_END})?",
+        rf"{lead}{_NUM},?{_S}(?i:{before}){_S}{_NAME}(?:,?{_S}{_NUM}{_END})?",
+        rf"{lead}(?:(?:{_NAME}){_S})?(?:\p{{Lu}}[\p{{L}}\p{{M}}'’-]*(?i:{suffix})|\p{{Lu}}[\p{{L}}\p{{M}}'’.-]*{_S}(?i:{after})){_END},?{_S}{_NUM}\.?{_END}",
+        rf"(?<![\p{{L}}])(?i:{before}){_S}{_NAME},?{_S}{_NUM}{_END}",
+        rf"{lead}(?P<name2>{_NAME}),?{_S}{_NUM}\.?,?[\s>]*(?=(?i:{unit}){_S}?[A-Za-z0-9])",  # a name and number before a unit
+        rf"{lead}(?i:p\.?{_S}?o\.?{_S}?box{_S}\d{{1,6}}|(?:psc|cmr|unit){_S}\d{{1,5}},?{_S}(?:box{_S}\d{{1,5}})"
+        rf"|(?:usns|uss|usnv|uscgc){_S}\p{{Lu}}[\p{{L}}\p{{M}}'’-]+|(?:apo|fpo|dpo){_S}(?:aa|ae|ap){_S}\d{{5}})",
+    ])
+    return {
+        "street": regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{street})"),
+        "corner": regex.compile(rf"(?i:(?:the\s)?corner\sof)\s(?P<a>[^,.;!?\n]{{3,60}}?)\s(?i:and)\s(?P<b>(?:{_PARTICLE}\s)?{_NAME})"),
+        "cue": regex.compile(rf"(?i:\b{cue})\b[\s:]*(?:(?:the|a|an)\s)?(?:[a-z]+\s){{0,4}}?"
+                             rf"(?P<span>(?:{_NUM}{_S})?{_NAME},?{_S}{_NUM}{_END})"),
+        "unit": regex.compile(rf"\.?[\s>]*,?\s*(?i:{unit}|\#)\s?[A-Za-z0-9]{{1,6}}\.?{_END}"),
+        "postal": regex.compile(rf"{_POSTAL}{_END}"),
+        "place": regex.compile(rf"(?:(?:{_PLACE})(?:,?{_S}(?:[A-Z]{{2,3}}))?(?:,?{_S}{_POSTAL})?|{_POSTAL}(?:{_S}{_PLACE})?){_END}(?!\s*:)"),
+        "separator": regex.compile(_SEPARATOR),
+        "block_line": regex.compile(rf"^[\s>]*(?:{_NUM}{_S})?(?P<name>{_NAME}),?{_S}{_NUM}\.?[ \t]*$", regex.MULTILINE),
+    }
+
+
+@lru_cache(maxsize=1)
+def _place_names() -> frozenset[str]:
+    from privacy.gazetteer import place_names
+
+    return place_names()
+
+
+def _plain_name(name: str) -> bool:
+    """Is a street-name part more than time words and stop words ("3 Hours On The Road")?"""
+    words = name.split()
+    return not all(_STOP_NAMES.match(w) for w in words)
+
+
+def _extend(text: str, end: int, spaced: bool) -> int:
+    """The end of the address that runs on after `end`: units, then towns, regions, postal codes
+    and countries after a comma or a line break (after a plain space only while they are postal
+    codes, upper-case towns, countries or follow a unit)."""
+    pats = _patterns()
+    after_unit = False
+    for _ in range(6):
+        m = pats["unit"].match(text, end)
+        if m:
+            end, after_unit = m.end(), True
+            continue
+        sep = pats["separator"].match(text, end)
+        if not sep:
+            break
+        piece = pats["place"].match(text, sep.end())
+        if not piece or not piece.group().strip():
+            break
+        value = piece.group()
+        if "\n" not in sep.group() and "," not in sep.group():
+            if not (after_unit or spaced or value.isupper() or pats["postal"].fullmatch(value)
+                    or value.lower() in _place_names()):
+                break
+        if _STOP_NAMES.match(value.split()[0]):
+            break
+        end, after_unit = piece.end(), False
+    return end
+
+
+def find_addresses(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each street address in the text, merged where they touch."""
+    pats = _patterns()
+    spans = []
+    for m in pats["street"].finditer(text):
+        name = m.group("name1") or m.group("name2")
+        if name is not None and not _plain_name(name):
+            continue
+        spans.append((m.start(), _extend(text, m.end(), spaced=True)))
+    for m in pats["corner"].finditer(text):
+        if any(c.isdigit() for c in m.group("a")) or any(m.start() <= a < m.end() for a, _ in spans):
+            spans.append((m.start(), _extend(text, m.end(), spaced=False)))
+    for m in pats["cue"].finditer(text):
+        spans.append((m.start("span"), _extend(text, m.end("span"), spaced=True)))
+    for m in pats["block_line"].finditer(text):
+        if not _plain_name(m.group("name")):
+            continue
+        end = _extend(text, m.end(), spaced=False)
+        if "\n" in text[m.end():end]:  # runs on into a town, postal code or country line
+            spans.append((m.start() + len(m.group()) - len(m.group().lstrip(" \t>")), end))
+    return _merge(spans, text)
+
+
+def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Touching spans merged; a sentence's full stop after a long last word is left out."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if text[end - 1:end] == "." and len(text[start:end - 1].rsplit(None, 1)[-1]) > 3:
+            end -= 1
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+class AddressRecognizer(LocalRecognizer):
+    """Street addresses (see module doc) as STREET_ADDRESS."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["STREET_ADDRESS"], name="AddressRecognizer", context=[])
+
+    def load(self) -> None:
+        _patterns()
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        return [RecognizerResult("STREET_ADDRESS", a, b, 0.6) for a, b in find_addresses(text)]
