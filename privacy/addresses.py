@@ -81,7 +81,7 @@ def _patterns() -> dict[str, regex.Pattern]:
     street = "|".join([
         rf"{lead}{_NUM},?{_S}(?P<name1>{_NAME}){_S}(?i:{after}){_END}(?:{_S}{_NUM}{_END})?",
         rf"{lead}{_NUM},?{_S}(?i:{before}){_S}{_NAME}(?:,?{_S}{_NUM}{_END})?",
-        rf"{lead}(?:(?:{_NAME}){_S})?(?:\p{{Lu}}[\p{{L}}\p{{M}}'’-]*(?i:{suffix})|\p{{Lu}}[\p{{L}}\p{{M}}'’.-]*{_S}(?i:{after})){_END},?{_S}{_NUM}\.?{_END}",
+        rf"{lead}(?:(?:{_NAME}){_S})?(?:\p{{Lu}}[\p{{L}}\p{{M}}'’-]*(?i:{suffix})|(?P<name3>\p{{Lu}}[\p{{L}}\p{{M}}'’.-]*){_S}(?i:{after})){_END},?{_S}{_NUM}\.?{_END}",
         rf"(?<![\p{{L}}])(?i:{before}){_S}{_NAME},?{_S}{_NUM}{_END}",
         rf"{lead}(?P<name2>{_NAME}),?{_S}{_NUM}\.?,?[\s>]*(?=(?i:{unit}){_S}?[A-Za-z0-9])",  # a name and number before a unit
         rf"{lead}(?i:p\.?{_S}?o\.?{_S}?box{_S}\d{{1,6}}|(?:psc|cmr|unit){_S}\d{{1,5}},?{_S}(?:box{_S}\d{{1,5}})"
@@ -94,6 +94,7 @@ def _patterns() -> dict[str, regex.Pattern]:
                              rf"(?P<span>(?:{_NUM}{_S})?{_NAME},?{_S}{_NUM}{_END})"),
         "unit": regex.compile(rf"\.?[\s>]*,?\s*(?i:{unit}|\#)\s?[A-Za-z0-9]{{1,6}}\.?{_END}"),
         "postal": regex.compile(rf"{_POSTAL}{_END}"),
+        "postal_in": regex.compile(rf"(?<![\p{{L}}\p{{N}}]){_POSTAL}{_END}"),
         "place": regex.compile(rf"(?:(?:{_PLACE})(?:,?{_S}(?:[A-Z]{{2,3}}))?(?:,?{_S}{_POSTAL})?|{_POSTAL}(?:{_S}{_PLACE})?){_END}(?!\s*:)"),
         "separator": regex.compile(_SEPARATOR),
         "block_line": regex.compile(rf"^[\s>]*(?:{_NUM}{_S})?(?P<name>{_NAME}),?{_S}{_NUM}\.?[ \t]*$", regex.MULTILINE),
@@ -146,7 +147,7 @@ def find_addresses(text: str) -> list[tuple[int, int]]:
     pats = _patterns()
     spans = []
     for m in pats["street"].finditer(text):
-        name = m.group("name1") or m.group("name2")
+        name = m.group("name1") or m.group("name2") or m.group("name3")
         if name is not None and not _plain_name(name):
             continue
         spans.append((m.start(), _extend(text, m.end(), spaced=True)))
@@ -159,9 +160,17 @@ def find_addresses(text: str) -> list[tuple[int, int]]:
         if not _plain_name(m.group("name")):
             continue
         end = _extend(text, m.end(), spaced=False)
-        if "\n" in text[m.end():end]:  # runs on into a town, postal code or country line
+        if "\n" in text[m.end():end] and _postal_or_country(text[m.end():end]):  # runs on into such lines
             spans.append((m.start() + len(m.group()) - len(m.group().lstrip(" \t>")), end))
     return _merge(spans, text)
+
+
+def _postal_or_country(text: str) -> bool:
+    """Does an address block's continuation hold a unit, a postal code or a country?"""
+    pats = _patterns()
+    if pats["unit"].search(text) or pats["postal_in"].search(text):
+        return True
+    return any(line.strip(" \t>,").lower() in _place_names() for line in text.splitlines())
 
 
 def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:

@@ -110,4 +110,9 @@ def place_names() -> frozenset[str]:
         value = address.get(key) or []
         for v in (value.get("name") or [] if isinstance(value, dict) else value):
             found.add(v)
-    return frozenset(v.lower() for v in found if isinstance(v, str))
+    return frozenset({v.lower() for v in found if isinstance(v, str)} | PLACE_WORDS)
+
+
+# names of places as Reddit writes them short ("America", "Korea") that the lists hold only in full
+PLACE_WORDS = frozenset({"america", "americas", "europe", "asia", "africa", "oceania", "korea", "zealand", "arabia",
+                         "britain", "england", "scotland", "wales", "holland", "usa", "uk", "eu"})

@@ -14,10 +14,17 @@ and dropped when no word is capitalized (NER's false names on Reddit text are mo
 words or acronyms), when every word is a common or emotion word (an emotion word is never
 replaced), or when they touch a subreddit name or a placeholder.
 
-The sm model misses or mislabels some plain first names ("I told Emily", "my daughter Sophie"
-as ORG), so a second recognizer over the same doc takes a capitalized word that is a US Census
-first name (the lists shipped in the `names` package) when NER gave it no label or a confused one
-(ORG, NORP, PRODUCT, WORK_OF_ART), never when it is a date or a place ("April", "Georgia").
+The sm model misses or mislabels many first names, most of all names that are not Anglo-American
+("I told Emily", "my daughter Sophie" as ORG, "Efimiya" as nothing), so a second recognizer over
+the same doc takes a capitalized word that is a first name of the gazetteer (privacy/gazetteer.py:
+US Census and mimesis's lists of many origins) when NER gave it no label or a confused one (ORG,
+NORP, PRODUCT, WORK_OF_ART), never when it is a date or a place ("April", "Georgia"), a frequent
+English word that is no census first name, or part of a compound ("Weber-Santana").
+
+Cues in the words around a name find it with no NER at all ("my sister Anna", "Tomasz and I",
+privacy/name_cues.py). Every found name is then completed over the initials, particles and name
+words next to it ("Janka M. Szász", "Willemine ten Pas"), and dropped when a company word
+follows ("Weber Inc.", "Thomas and Sons").
 """
 from __future__ import annotations
 
@@ -41,10 +48,11 @@ _TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
 # A sentence ends after . ! ? (and closing quotes/brackets) before a space, or at a line break;
 # not after a title or abbreviation ("Mrs. Thompson" stays one sentence).
 _SENTENCE = regex.compile(r"(?:[^\n.!?]++|(?<=\b" + _TITLES + r")\.|[.!?]+(?![\s\"')\]]|$))*+"  # possessive: 3x faster
-                          r"(?:[.!?]+[\"')\]]*(?=\s|$)|\n|$)", regex.IGNORECASE)
+                          r"(?:[.!?]+(?:[\"')\]]+[.!?]*)*(?=\s|$)|\n|$)", regex.IGNORECASE)
 _NAME_TITLES = (r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
                 r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)")  # a word after one is always a cue
 _AFTER_TITLE = regex.compile(r"\b" + _NAME_TITLES + r"\.?\s+$")
+_TITLE_WORD = regex.compile(_NAME_TITLES + r"\.?", regex.IGNORECASE)  # a title is no part of the name
 _TITLE_REACH = 12  # characters before a word where its title is looked for
 # a title followed by a space anywhere: a text without one needs no per-word title check
 _ANY_TITLE = regex.compile(_NAME_TITLES + r"\.?\s")
@@ -71,10 +79,18 @@ def name_free_words() -> frozenset[str]:
 
 
 def sentences(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, sentence) pieces covering the text: split after . ! ? and at line breaks."""
+    """(offset, sentence) pieces covering the text: split after . ! ? and at line breaks. Text
+    the pattern leaves between two sentences ("boat!)and") is a piece of its own: no words are
+    ever left out."""
+    at = 0
     for m in _SENTENCE.finditer(text):
+        if m.start() > at and text[at:m.start()].strip():
+            yield at, text[at:m.start()]
         if m.group().strip():
             yield m.start(), m.group()
+        at = max(at, m.end())
+    if at < len(text) and text[at:].strip():
+        yield at, text[at:]
 
 
 COMMON_ZIPF = 4.0  # wordfreq's Zipf scale: 4.0 is once per 100,000 English words
@@ -194,32 +210,83 @@ def _words_up_to(sentence: str, last_cue: int, after: int) -> list[tuple[int, in
 def census_first_names() -> frozenset[str]:
     """US Census 1990 first names (male and female lists of the `names` package), lower-cased,
     less the ones that are also common or emotion words (May, Will, Hope, Joy, Young...)."""
-    from importlib.resources import files
+    from privacy.gazetteer import CENSUS_FIRST, _census
 
-    folder = files("names")
-    found = {line.split()[0].lower() for name in ("dist.male.first", "dist.female.first")
-             for line in (folder / name).read_text(encoding="utf-8").splitlines() if line.strip()}
-    return frozenset(found - name_free_words() - lexicon_terms() - NAME_LIKE_STOP_WORDS)
+    return frozenset(_census(CENSUS_FIRST) - name_free_words() - lexicon_terms() - NAME_LIKE_STOP_WORDS)
+
+
+@lru_cache(maxsize=1)
+def gazetteer_first_names() -> frozenset[str]:
+    """The gazetteer's first names (privacy/gazetteer.py), less common and emotion words, places
+    and nationalities."""
+    from privacy.gazetteer import first_names, place_names
+
+    return frozenset(first_names() - name_free_words() - lexicon_terms() - NAME_LIKE_STOP_WORDS - place_names())
 
 
 class FirstNameRecognizer(LocalRecognizer):
-    """Capitalized census first names that NER left unlabelled or mislabelled (see module doc)."""
+    """Capitalized gazetteer names that NER left unlabelled or mislabelled (see module doc): a
+    first name unless NER calls it a date, or a place right after a place word ("moved to Austin");
+    a surname only when NER gave it no label or a person's."""
 
     CONFUSED = frozenset({"", "PERSON", "ORG", "NORP", "PRODUCT", "WORK_OF_ART"})
+    PLACES = frozenset({"GPE", "LOC", "FAC"})
+    SURNAME_LABELS = frozenset({"", "PERSON"})
+    PLACE_WORDS = frozenset({"in", "to", "from", "at", "near", "into", "around", "outside", "across", "through",
+                             "toward", "towards", "via", "visit", "visited", "visiting", "of", "downtown", "north",
+                             "south", "east", "west", "central"})
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["PERSON"], name="FirstNameRecognizer", context=[])
 
     def load(self) -> None:
-        self.first_names = census_first_names()
+        from privacy.gazetteer import surnames
+
+        self.first_names = gazetteer_first_names()
+        self.surnames = surnames() - self.first_names - name_free_words() - lexicon_terms()
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None) -> list[RecognizerResult]:
         if nlp_artifacts is None or nlp_artifacts.tokens is None:
             return []
-        return [RecognizerResult("PERSON", t.idx, t.idx + len(t.text), 0.6)
-                for t in nlp_artifacts.tokens
-                if t.text[:1].isupper() and not (len(t.text) > 1 and t.text.isupper())
-                and t.lower_ in self.first_names and t.ent_type_ in self.CONFUSED]
+        doc = nlp_artifacts.tokens
+        out = []
+        for t in doc:
+            if not t.text[:1].isupper() or t.text[1:2].isupper() or is_frequent_word(t.lower_):
+                continue  # lower-case, an acronym ("DUIs"), or a frequent word
+            label = t.ent_type_
+            if t.lower_ in self.first_names:
+                after_place_word = t.i > 0 and doc[t.i - 1].lower_ in self.PLACE_WORDS
+                ok = label in self.CONFUSED or (label in self.PLACES and not after_place_word)
+            else:
+                ok = t.lower_ in self.surnames and label in self.SURNAME_LABELS and _rare(t.lower_)
+            if ok and not _in_compound(doc, t) and t.lower_ not in _place_names():
+                out.append(RecognizerResult("PERSON", t.idx, t.idx + len(t.text), 0.6))
+        return out
+
+
+SURNAME_ZIPF = 3.0  # a surname alone must be rarer than this in English ("Kowalczyk", not "Dove" or "Sober")
+
+
+@lru_cache(maxsize=65536)
+def _rare(lower: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(lower, "en") < SURNAME_ZIPF
+
+
+@lru_cache(maxsize=1)
+def _place_names() -> frozenset[str]:
+    from privacy.gazetteer import place_names
+
+    return place_names()
+
+
+def _in_compound(doc, token) -> bool:
+    """Is the token joined to a neighbour by a hyphen ("Weber-Santana", "Mary-Kate" stays a name
+    through NER only)?"""
+    i = token.i
+    return ((i + 1 < len(doc) and doc[i + 1].text == "-" and not token.whitespace_)
+            or (i > 0 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_))
 
 
 class _NerOnlyEngine(SpacyNlpEngine):
@@ -276,7 +343,7 @@ class NameFinder:
         self._tag({piece for _, _, piece in where if piece not in self._memo})
         for i, off, piece in where:
             found[i] += [RecognizerResult("PERSON", a + off, b + off, score) for a, b, score in self._memo[piece]]
-        return found
+        return [_completed(text, spans) for text, spans in zip(texts, found)]
 
     def _tag(self, pieces: set[str]) -> None:
         """Run NER on the pieces and remember their cleaned spans."""
@@ -292,10 +359,25 @@ class NameFinder:
             self._memo[piece] = spans
 
 
+def _completed(text: str, spans: list[RecognizerResult]) -> list[RecognizerResult]:
+    """NER's and the gazetteer's names with the names cues point at, each completed over the name
+    words next to it; none followed by a company word; one result per span."""
+    from privacy.name_cues import complete, cue_names, is_company
+
+    found = {}
+    for start, end, score in [(r.start, r.end, r.score) for r in spans] + [(a, b, 0.85) for a, b in cue_names(text)]:
+        start, end = complete(text, start, end)
+        if is_company(text, end) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
+            continue
+        found[(start, end)] = max(score, found.get((start, end), 0.0))
+    return [RecognizerResult("PERSON", a, b, score) for (a, b), score in sorted(found.items())]
+
+
 def _clean(sentence: str, start: int, end: int) -> tuple[int, int] | None:
     """The span trimmed to its name words, or None when it is no name (see module doc)."""
     tokens = [(start + m.start(), start + m.end()) for m in _TOKEN.finditer(sentence[start:end])]
-    while tokens and not _is_name_token(sentence[tokens[0][0]:tokens[0][1]]):
+    while tokens and (not _is_name_token(sentence[tokens[0][0]:tokens[0][1]])
+                      or _TITLE_WORD.fullmatch(sentence[tokens[0][0]:tokens[0][1]])):
         tokens.pop(0)
     while tokens and not _is_name_token(sentence[tokens[-1][0]:tokens[-1][1]]):
         tokens.pop()

@@ -1,0 +1,143 @@
+"""Names that the words around them give away, without NER: "my sister Anna", "a friend named
+Kofi", "I met Tomasz", "Ayesha and I", "Jonas told me", "My name is Ngozi", "Name: Olek Nowak";
+and the words that complete a found name ("Janka M. Szász", "Willemine ten Pas").
+
+The cue words are privacy/data/name_cues.txt. The word a cue points at must start with a capital
+letter and be no common word, place or nationality, emotion word or frequent English word (that is
+not a first name): "my friend Google", "Mom told me", "I met Canada" give nothing. After a
+relation or an introduction a lower-case word counts too when it is a first name of the gazetteer
+(privacy/gazetteer.py) and not a frequent English word: "my bf jake".
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import regex
+
+CUES_FILE = Path(__file__).parent / "data" / "name_cues.txt"
+_NAME_WORD = r"\p{Lu}[\p{Ll}\p{M}'’-]*\p{Ll}"  # a capitalized word of two or more letters, not an acronym
+_LOWER_WORD = r"[a-z][a-z'’-]*[a-z]"
+LOWER_ZIPF = 5.0  # a lower-case first name after a relation: less frequent than this in English
+_PARTICLE = r"(?:van|von|de|da|do|dos|das|del|della|di|du|der|den|ten|ter|la|le|bin|ibn|al|el|ben)"
+# what completes a name to its right: an initial, a particle, a capitalized word (checked in code)
+_NEXT = regex.compile(rf"[ \t]+(?:(?P<initial>\p{{Lu}}\.?)[ \t]+)?(?:(?P<particle>{_PARTICLE})[ \t]+)?"
+                      rf"(?P<word>\p{{Lu}}[\p{{L}}\p{{M}}'’-]*\p{{L}})")
+_NEXT_LOWER = regex.compile(r"[ \t]+(?P<word>[a-z][\p{Ll}\p{M}'’-]*[\p{Ll}])(?![\p{L}\p{N}])")
+_BEFORE = regex.compile(rf"(?P<word>\p{{Lu}}[\p{{L}}\p{{M}}'’-]*\p{{L}})[ \t]+$")
+_COMPANY = regex.compile(r"(?:,?[ \t]*(?:Inc|LLC|Ltd|Corp|PLC|GmbH|AG|SA|S\.A|Co|Company|Corporation|Incorporated|Group"
+                         r"|Holdings|Partners|Associates|Investments|Insurance|Bank|Foundation|Institute|University"
+                         r"|College|Enterprises|Industries|Solutions|Technologies|Systems|Agency|Labs)\b"
+                         r"|[ \t]+(?:and|&)[ \t]+Sons\b)")
+
+
+@lru_cache(maxsize=1)
+def cue_words() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    section = None
+    for line in CUES_FILE.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = out.setdefault(line[1:-1], [])
+        elif section is not None:
+            section.append(line.lower())
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _alt(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(regex.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(words), key=len, reverse=True)) + ")"
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> list[tuple[regex.Pattern, bool]]:
+    """(pattern with a `name` group, may the name be lower-case?)"""
+    w = cue_words()
+    rel, mod = _alt(w["relation"]), _alt(w["modifier"])
+    name = rf"(?P<name>{_NAME_WORD}|{_LOWER_WORD})"
+    upper = rf"(?P<name>{_NAME_WORD})"
+    return [
+        (regex.compile(rf"(?i:\b(?:my|our|his|her|their)\s+(?:(?:{mod}|ex|step|half)[\s-]+){{0,2}}{rel})"
+                       rf"(?:\s*,)?\s+{name}(?![\p{{L}}\p{{N}}])"), True),
+        (regex.compile(rf"(?i:\b(?:a|an|some|this|the|one)\s+(?:[a-z]+\s+){{0,2}}?(?:named|called)|{_alt(w['introduction'])})"
+                       rf"\s*{name}(?![\p{{L}}\p{{N}}])"), True),
+        (regex.compile(rf"\b(?:I|i)\s+(?i:{_alt(w['verb_after_i'])})\s+{upper}(?![\p{{L}}\p{{N}}])"), False),
+        (regex.compile(rf"(?<![\p{{L}}\p{{N}}]){upper}\s+(?:and|&)\s+(?:I|me)\b"), False),
+        (regex.compile(rf"\b(?:[Mm]e|I)\s+(?:and|&)\s+{upper}(?![\p{{L}}\p{{N}}])"), False),
+        (regex.compile(rf"(?<![\p{{L}}\p{{N}}]){upper}\s+(?i:{_alt(w['verb_before_me'])})\s+me\b"), False),
+    ]
+
+
+def _words():
+    from privacy.gazetteer import first_names, place_names
+    from privacy.names import is_frequent_word, name_free_words
+    from schemas.lexicon import lexicon_terms
+
+    return first_names(), place_names(), is_frequent_word, name_free_words(), lexicon_terms()
+
+
+def could_be_name(word: str, lower_ok: bool = False) -> bool:
+    """May a cue's word be a name? (see module doc) After a relation or an introduction
+    (`lower_ok`) a gazetteer first name that is also a frequent word counts ("my sister Grace")."""
+    first, places, frequent, free, lexicon = _words()
+    lower = regex.sub(r"['’]s?$", "", word.lower())
+    if lower in free or lower in lexicon or lower in places:
+        return False
+    if word[0].islower():
+        if not lower_ok or lower not in first:
+            return False
+        from wordfreq import zipf_frequency
+
+        return zipf_frequency(lower, "en") < LOWER_ZIPF
+    return not frequent(lower) or (lower_ok and lower in first)
+
+
+def cue_names(text: str) -> list[tuple[int, int]]:
+    """[start, end) of the names cues point at."""
+    out = set()
+    for pattern, lower_ok in _patterns():
+        for m in pattern.finditer(text):
+            if could_be_name(m.group("name"), lower_ok):
+                start, end = m.span("name")
+                if text[end - 2:end] in ("'s", "’s"):
+                    end -= 2
+                out.add((start, end))
+    return sorted(out)
+
+
+def is_company(text: str, end: int) -> bool:
+    """Does a company word follow ("Weber Inc.", "Thomas and Sons")? Then it is no person."""
+    return _COMPANY.match(text, end) is not None
+
+
+def complete(text: str, start: int, end: int) -> tuple[int, int]:
+    """The name span grown over the initials, particles and name words next to it (same line)."""
+    first, places, frequent, free, lexicon = _words()
+    from privacy.gazetteer import surnames
+
+    last = surnames()
+    if text[start:start + 1].islower():  # "my name is lena andersson": a lower-case surname may follow
+        m = _NEXT_LOWER.match(text, end)
+        if m and m.group("word") in last and not frequent(m.group("word")) and m.group("word") not in free:
+            end = m.end()
+    while True:
+        m = _NEXT.match(text, end)
+        if not m:
+            break
+        word = m.group("word")
+        lower = regex.sub(r"['’]s?$", "", word.lower())
+        if lower in free or lower in lexicon or lower in places or (len(word) > 1 and word.isupper()):
+            break
+        if frequent(lower) and lower not in last:
+            break
+        end = m.end("word")
+        if text[end - 2:end] in ("'s", "’s"):
+            end -= 2
+            break
+    before = _BEFORE.search(text, max(0, start - 40), start)
+    if before:
+        lower = before.group("word").lower()
+        if lower in first and not frequent(lower) and lower not in free and lower not in places:
+            start = before.start("word")
+    return start, end
