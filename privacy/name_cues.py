@@ -127,6 +127,8 @@ def complete(text: str, start: int, end: int) -> tuple[int, int]:
             break
         word = m.group("word")
         lower = regex.sub(r"['’]s?$", "", word.lower())
+        if is_company(text, m.start()):
+            break
         if lower in free or lower in lexicon or lower in places or (len(word) > 1 and word.isupper()):
             break
         if frequent(lower) and lower not in last:
@@ -141,3 +143,75 @@ def complete(text: str, start: int, end: int) -> tuple[int, int]:
         if lower in first and not frequent(lower) and lower not in free and lower not in places:
             start = before.start("word")
     return start, end
+
+
+_ITEM = r"\p{Lu}[\p{L}\p{M}'’-]*\p{L}(?:[ \t]\p{Lu}[\p{L}\p{M}'’-]*\p{L})?"
+_LIST = regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{_ITEM})(?:,[ \t]+(?:{_ITEM}))*,?[ \t]+(?:and|or|&)[ \t]+(?:{_ITEM})(?![\p{{L}}\p{{N}}])")
+_LIST_ITEM = regex.compile(_ITEM)
+
+
+def listed_names(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Items of a list of names ("Mary, Efimiya and Jodi", "Kadiev and Adams") beside items
+    already found as names: an item that could be a name (could_be_name) is one too."""
+    if not spans:
+        return []
+    out = []
+    for m in _LIST.finditer(text):
+        items = [(i.start(), i.end()) for i in _LIST_ITEM.finditer(m.group())]
+        items = [(a + m.start(), b + m.start()) for a, b in items]
+        named = [any(s <= a and b <= e or a <= s < b for s, e in spans) for a, b in items]
+        if not any(named):
+            continue
+        for (a, b), done in zip(items, named):
+            if not done and all(could_be_name(w) for w in text[a:b].split()):
+                out.append((a, b))
+    return out
+
+
+_HEAD_NOISE = regex.compile(r"^[^\p{L}]*")
+_HEAD_WORD = regex.compile(r"\p{L}[\p{L}\p{M}'’-]*\.?|\p{L}\.?")
+CONTACT_KINDS = frozenset({"PHONE_NUMBER", "PHONE_SHAPED", "PHONE_CONTEXT", "EMAIL_ADDRESS", "STREET_ADDRESS", "URL"})
+
+
+def block_heads(text: str, contact_starts: list[int]) -> list[tuple[int, int]]:
+    """The name line heading a contact block: the first line of a text of several lines that holds
+    a phone number, e-mail address or street address, or the line right above an address, when it
+    is two to four name words ("Jane Q. Roe", "leone mazzi") and nothing else."""
+    if "\n" not in text or not contact_starts:
+        return []
+    lines, at = [], 0
+    for line in text.split("\n"):
+        lines.append((at, line))
+        at += len(line) + 1
+    starts = [a for a, line in lines if line.strip()]
+    heads = {starts[0]} if starts else set()
+    for c in contact_starts:
+        above = [a for a in starts if a + len(text[a:].split("\n", 1)[0]) < c]
+        if above and text[above[-1]:c].count("\n") == 1:
+            heads.add(above[-1])
+    out = []
+    for a in sorted(heads):
+        line = text[a:].split("\n", 1)[0]
+        lead = _HEAD_NOISE.match(line).end()
+        words = line[lead:].split()
+        if not 2 <= len(words) <= 4 or not all(_HEAD_WORD.fullmatch(w) for w in words):
+            continue
+        if _head_words_ok(words):
+            out.append((a + lead, a + len(line.rstrip())))
+    return out
+
+
+def _head_words_ok(words: list[str]) -> bool:
+    first, places, frequent, free, lexicon = _words()
+    from privacy.gazetteer import surnames
+
+    last = surnames()
+    known = False
+    for w in words:
+        lower = w.lower().rstrip(".")
+        if len(lower) == 1:
+            continue  # an initial
+        if lower in free or lower in lexicon or lower in places or (frequent(lower) and lower not in last):
+            return False
+        known = known or lower in first or lower in last
+    return known or all(w[0].isupper() for w in words)

@@ -254,6 +254,8 @@ class FirstNameRecognizer(LocalRecognizer):
             if not t.text[:1].isupper() or t.text[1:2].isupper() or is_frequent_word(t.lower_):
                 continue  # lower-case, an acronym ("DUIs"), or a frequent word
             label = t.ent_type_
+            if label == "ORG" and _company_entity(doc, t):
+                continue
             if t.lower_ in self.first_names:
                 after_place_word = t.i > 0 and doc[t.i - 1].lower_ in self.PLACE_WORDS
                 ok = label in self.CONFUSED or (label in self.PLACES and not after_place_word)
@@ -279,6 +281,15 @@ def _place_names() -> frozenset[str]:
     from privacy.gazetteer import place_names
 
     return place_names()
+
+
+def _company_entity(doc, token) -> bool:
+    """Is the token part of an ORG entity that holds a frequent word ("Credit Karma",
+    "Russell Investments")? Then it names a company, not a person."""
+    for ent in doc.ents:
+        if ent.start <= token.i < ent.end:
+            return any(t.i != token.i and t.is_alpha and is_frequent_word(t.lower_) for t in ent)
+    return False
 
 
 def _in_compound(doc, token) -> bool:
@@ -362,15 +373,34 @@ class NameFinder:
 def _completed(text: str, spans: list[RecognizerResult]) -> list[RecognizerResult]:
     """NER's and the gazetteer's names with the names cues point at, each completed over the name
     words next to it; none followed by a company word; one result per span."""
-    from privacy.name_cues import complete, cue_names, is_company
+    from privacy.name_cues import complete, cue_names, is_company, listed_names
 
     found = {}
-    for start, end, score in [(r.start, r.end, r.score) for r in spans] + [(a, b, 0.85) for a, b in cue_names(text)]:
+    candidates = [(r.start, r.end, r.score) for r in spans if not _place_or_employer(text, r.start, r.end)]
+    candidates += [(a, b, 0.85) for a, b in cue_names(text)]
+    candidates += [(a, b, 0.6) for a, b in listed_names(text, [(a, b) for a, b, _ in candidates])]
+    for start, end, score in candidates:
         start, end = complete(text, start, end)
         if is_company(text, end) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
             continue
         found[(start, end)] = max(score, found.get((start, end), 0.0))
     return [RecognizerResult("PERSON", a, b, score) for (a, b), score in sorted(found.items())]
+
+
+_PLACE_BEFORE = regex.compile(r"(?i)\b(?:in|from|near|into|around|outside|across|at|of)\s+$")
+_EMPLOYER_BEFORE = regex.compile(r"(?i)\b(?:work|works|worked|working|job|jobs|intern|interned|employed|hired|ceo|manager)"
+                                 r"\s+(?:for|at|by|of)\s+$")
+
+
+def _place_or_employer(text: str, start: int, end: int) -> bool:
+    """Is a found name (not a first name of the gazetteer) a town after "in" / "from" / "at", or an
+    employer after "I work for"? NER tags unknown towns and companies as people."""
+    before = text[max(0, start - 24):start]
+    if _EMPLOYER_BEFORE.search(before):
+        return True
+    words = [w.lower() for w in text[start:end].split()]
+    return (_PLACE_BEFORE.search(before) is not None and len(words) <= 2
+            and not any(regex.sub(r"['’]s?$", "", w) in gazetteer_first_names() for w in words))
 
 
 def _clean(sentence: str, start: int, end: int) -> tuple[int, int] | None:

@@ -107,8 +107,12 @@ class Scrubber:
         texts = list(texts)
         per_text = [self._structured(t) if t and structured else [] for t in texts]
         if self.names is not None and names:
-            for found, people in zip(per_text, self.names.find_many(texts)):
+            from privacy.name_cues import CONTACT_KINDS, block_heads
+
+            for text, found, people in zip(texts, per_text, self.names.find_many(texts)):
                 found.extend(people)
+                contacts = [r.start for r in found if r.entity_type in CONTACT_KINDS]
+                found.extend(RecognizerResult("PERSON", a, b, 0.6) for a, b in block_heads(text, contacts))
         return [[Found(KIND_OF[r.entity_type], r.entity_type, r.start, r.end) for r in _settle(rs)] for rs in per_text]
 
     def find(self, text: str) -> list[Found]:
