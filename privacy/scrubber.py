@@ -1,16 +1,20 @@
 """PII scrubbing with Microsoft Presidio: what a person could be found by becomes a placeholder.
 
 Presidio's analyzer finds the structured kinds (privacy/recognizers.py: e-mail, URL, IP,
-phone, card, SSN, IBAN, Reddit/@/Discord handles) with no NLP engine at all, and person names
-with spaCy's NER on the words around capitalized cues (privacy/names.py). Overlapping finds
-are settled first (the longer span wins, then the higher score), and Presidio's anonymizer
+phone, card, SSN, IBAN, Reddit/@/Discord handles; privacy/numbers.py: cards of any grouping,
+phones near a phone word, dates of birth; privacy/addresses.py: street addresses) with no NLP
+engine at all, and person names from the words around them, a gazetteer and spaCy's NER on the
+words around capitalized cues (privacy/names.py, privacy/name_cues.py). Overlapping finds are
+settled first (the longer span wins, then the higher score, and grows over what it overlapped),
+and Presidio's anonymizer
 replaces each span by its placeholder, so the text outside the replaced spans is unchanged and
 the same input always gives the same output (disclosure offsets are computed on the result).
 Each kind is a [filters] switch (schemas/config.py); `author` is blanked.
 
 API: `Scrubber.from_config(recipe.filters).scrub_posts(posts)` for a batch of posts (one NER
 pass over all their candidate sentences), `scrub_post(post)` for one post with the default
-kinds, `Scrubber(...).find_many(texts)` for what the gate checks.
+kinds, `Scrubber(...).find_many(texts)` for what the gate checks, `settled_found(texts)` for the
+scrubbed texts with their spans (`express scrub`, privacy/scrub_file.py).
 """
 from __future__ import annotations
 
@@ -84,10 +88,11 @@ class Scrubber:
         return {"kinds": list(self.kinds),
                 "placeholders": {KIND_OF[e]: p for e, p in PLACEHOLDERS.items() if KIND_OF[e] in self.kinds},
                 "detectors": {d.entity: type(r).__name__ for d, r in zip(self.detectors, self.recognizers)}
-                | ({"PERSON": "SpacyRecognizer (en_core_web_sm NER around capitalized cues) + FirstNameRecognizer"}
+                | ({"PERSON": "relationship and introduction cues + SpacyRecognizer (en_core_web_sm NER around "
+                              "capitalized cues) + FirstNameRecognizer (gazetteer first names and surnames)"}
                    if self.names else {}),
                 "libraries": {p: version(p) for p in ("presidio-analyzer", "presidio-anonymizer", "phonenumbers",
-                                                      "tldextract", "spacy")}}
+                                                      "tldextract", "spacy", "names", "mimesis")}}
 
     def _structured(self, text: str) -> list[RecognizerResult]:
         digits = digit_context(text)
@@ -157,23 +162,58 @@ class Scrubber:
 
 
     def settled(self, texts: Sequence[str], passes: int = 3) -> list[str]:
-        """scrub_many until nothing changes (at most `passes` rounds): replacing one name changes the
-        context the name detector reads for its neighbours, and the gate reads the scrubbed text.
-        Later rounds look for names only: a placeholder (bracketed) cannot complete an e-mail, URL,
-        number or handle, and the name detector re-tags only the pieces a replacement changed."""
-        out = self.scrub_many(texts)
+        """The texts scrubbed until nothing changes (see settled_found)."""
+        return [text for text, _ in self.settled_found(texts, passes)]
+
+    def settled_found(self, texts: Sequence[str], passes: int = 3) -> list[tuple[str, list[Found]]]:
+        """(scrubbed text, the spans replaced, as offsets into the input text) of each text, scrubbed
+        until nothing changes (at most `passes` rounds): replacing one name changes the context
+        the name detector reads for its neighbours, and the gate reads the scrubbed text. Later
+        rounds look for names only: a placeholder (bracketed) cannot complete an e-mail, URL,
+        number or handle, and the name detector re-tags only the pieces a replacement changed; a
+        later round's span lies between placeholders, so it maps back onto the input text."""
+        texts = list(texts)
+        found = self.find_many(texts)
+        out = [self._replace(t, f) for t, f in zip(texts, found)]
         changed = [i for i, (a, b) in enumerate(zip(texts, out)) if a != b] if self.names is not None else []
         for _ in range(passes - 1):
             if not changed:
                 break
-            again = self.scrub_many([out[i] for i in changed], structured=False)
             still = []
-            for i, text in zip(changed, again):
-                if text != out[i]:
-                    out[i] = text
+            for i, more in zip(changed, self.find_many([out[i] for i in changed], structured=False)):
+                if more:
+                    found[i] = _union(found[i], [_to_input(s, found[i]) for s in more])
+                    out[i] = self._replace(texts[i], found[i])
                     still.append(i)
             changed = still
-        return out
+        return list(zip(out, found))
+
+
+def _to_input(span: Found, replaced: list[Found]) -> Found:
+    """A span of a scrubbed text as offsets into the text before scrubbing (`replaced`: what was
+    replaced there, in order)."""
+    shift_start = shift_end = 0
+    for r in replaced:
+        delta = (r.end - r.start) - len(r.placeholder)
+        at = r.start - shift_start  # where r's placeholder starts in the scrubbed text
+        if at + len(r.placeholder) <= span.start:
+            shift_start += delta
+        if at + len(r.placeholder) <= span.end:
+            shift_end += delta
+    return Found(span.kind, span.entity, span.start + shift_start, span.end + shift_end)
+
+
+def _union(first: list[Found], more: list[Found]) -> list[Found]:
+    """Spans of both lists, in order; an overlap keeps the earlier list's span, grown over both."""
+    out = list(first)
+    for s in more:
+        hit = [k for k, f in enumerate(out) if f.start < s.end and s.start < f.end]
+        if hit:
+            f = out[hit[0]]
+            out[hit[0]] = Found(f.kind, f.entity, min(f.start, s.start), max(f.end, s.end))
+        else:
+            out.append(s)
+    return sorted(out, key=lambda f: f.start)
 
 
 def _split_back(p: RawPost) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from privacy.scrubber import KIND_OF, KINDS, Found, Scrubber, cached_scrubber
+from privacy.scrubber import KINDS, Found, Scrubber, cached_scrubber
 
 PRESCAN = pa.schema([("digest", pa.binary(16)), ("found", pa.string())])
 _DETECTORS_KEY = b"express.pii_detectors"
@@ -35,13 +35,16 @@ def text_digest(text: str) -> bytes:
 
 def detectors_id(scrubber: Scrubber) -> str:
     """What the structured findings depend on: the kinds, the detectors and their libraries, and
-    the source of the modules that define them."""
+    the source of the modules (and word lists) that define them."""
+    import privacy.addresses
+    import privacy.numbers
     import privacy.recognizers
     import privacy.scrubber
 
     h = hashlib.sha256(json.dumps(scrubber.describe(), sort_keys=True).encode())
-    for module in (privacy.scrubber, privacy.recognizers):
+    for module in (privacy.scrubber, privacy.recognizers, privacy.numbers, privacy.addresses):
         h.update(Path(module.__file__).read_bytes())
+    h.update(privacy.addresses.WORDS_FILE.read_bytes())
     return h.hexdigest()
 
 
@@ -131,9 +134,10 @@ class GatePii:
             if self.scrubber is not None and self.scrubber.names is not None and column == self.spec["names_column"]:
                 ids = zip(table.column("post_id").to_pylist(), table.column("segment_index").to_pylist())
                 picked = [i for i, (p, s) in enumerate(ids) if self._sampled(p, s)]
-                for i, people in zip(picked, self.scrubber.names.find_many([texts[i] for i in picked])):
-                    names = _described(texts[i], [Found(KIND_OF[r.entity_type], r.entity_type, r.start, r.end)
-                                                  for r in people])
+                # the scrubber's own find: names from NER, cues and the gazetteer, and the name line
+                # heading a contact block (which needs the structured finds beside it)
+                for i, spans in zip(picked, self.scrubber.find_many([texts[i] for i in picked])):
+                    names = _described(texts[i], [s for s in spans if s.kind == "name"])
                     if names:
                         found[i] = f"{found[i]}; {names}" if found[i] else names
                 self.name_rows += len(picked)

@@ -1,4 +1,4 @@
-"""Core `express` commands: demo, build, extract (releases: release.py; evaluation: evaluate.py)."""
+"""Core `express` commands: demo, build, extract, scrub (releases: release.py; evaluation: evaluate.py)."""
 from __future__ import annotations
 
 import argparse
@@ -141,6 +141,18 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scrub(args: argparse.Namespace) -> int:
+    """The release's PII scrubber (the recipe's [filters] switches) over a JSONL of {id, text}."""
+    from privacy.scrub_file import scrub_jsonl
+    from privacy.scrubber import Scrubber
+    from schemas.config import load_recipe
+
+    scrubber = Scrubber.from_config(load_recipe(args.config).filters)
+    n = scrub_jsonl(args.input, args.output, scrubber)
+    print(f"wrote {n} lines to {args.output} (kinds: {', '.join(scrubber.kinds) or 'none'})", file=sys.stderr)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="generate the demo corpus, build two releases, score baselines, report")
     p.add_argument("--workdir", help="where the demo dumps are written (default: <warehouse>/inputs/demo)")
@@ -163,6 +175,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--acceptance", choices=("on", "off"), default="on",
                    help="drop the pattern hits the shipped acceptance model rejects (default), or keep every hit")
     p.set_defaults(func=cmd_extract)
+
+    p = sub.add_parser("scrub", help="replace personal data in a JSONL file of {id, text} as a release does")
+    p.add_argument("--input", required=True)
+    p.add_argument("--output", required=True)
+    p.add_argument("--config", help="recipe TOML whose [filters] scrub_* switches pick the kinds (default: all on)")
+    p.set_defaults(func=cmd_scrub)
 
 
 
