@@ -142,27 +142,115 @@ def _extend(text: str, end: int, spaced: bool) -> int:
     return end
 
 
-def find_addresses(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each street address in the text, merged where they touch."""
+def find_addresses(text: str, windows: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """[start, end) of each street address in the text, merged where they touch. The patterns run
+    only on the windows around numbers that could belong to a street (address_windows); `windows`
+    = [(0, len(text))] scans the whole text (the tests compare both)."""
     pats = _patterns()
     spans = []
-    for m in pats["street"].finditer(text):
-        name = m.group("name1") or m.group("name2") or m.group("name3")
-        if name is not None and not _plain_name(name):
-            continue
-        spans.append((m.start(), _extend(text, m.end(), spaced=True)))
-    for m in pats["corner"].finditer(text):
-        if any(c.isdigit() for c in m.group("a")) or any(m.start() <= a < m.end() for a, _ in spans):
-            spans.append((m.start(), _extend(text, m.end(), spaced=False)))
-    for m in pats["cue"].finditer(text):
-        spans.append((m.start("span"), _extend(text, m.end("span"), spaced=True)))
-    for m in pats["block_line"].finditer(text):
-        if not _plain_name(m.group("name")):
-            continue
-        end = _extend(text, m.end(), spaced=False)
-        if "\n" in text[m.end():end] and _postal_or_country(text[m.end():end]):  # runs on into such lines
-            spans.append((m.start() + len(m.group()) - len(m.group().lstrip(" \t>")), end))
+    for lo, hi in address_windows(text) if windows is None else windows:
+        for m in pats["street"].finditer(text, lo, hi):
+            name = m.group("name1") or m.group("name2") or m.group("name3")
+            if name is not None and not _plain_name(name):
+                continue
+            spans.append((m.start(), _extend(text, m.end(), spaced=True)))
+        for m in pats["corner"].finditer(text, lo, hi):
+            if any(c.isdigit() for c in m.group("a")) or any(m.start() <= a < m.end() for a, _ in spans):
+                spans.append((m.start(), _extend(text, m.end(), spaced=False)))
+        for m in pats["cue"].finditer(text, lo, hi):
+            spans.append((m.start("span"), _extend(text, m.end("span"), spaced=True)))
+        for m in pats["block_line"].finditer(text, lo, hi):
+            if not _plain_name(m.group("name")):
+                continue
+            end = _extend(text, m.end(), spaced=False)
+            if "\n" in text[m.end():end] and _postal_or_country(text[m.end():end]):  # runs on into such lines
+                spans.append((m.start() + len(m.group()) - len(m.group().lstrip(" \t>")), end))
     return _merge(spans, text)
+
+
+WINDOW_BEFORE, WINDOW_AFTER = 100, 80  # characters around a street number where a pattern may match
+
+
+def address_windows(text: str) -> list[tuple[int, int]]:
+    """Merged pieces of text around the numbers that could be part of a street address: a number
+    right before a capitalized word, a street-type or unit word or another number ("12 Elm",
+    "4 rue", "2 14"), or right after a capitalized word or a street-type, suffix or unit word
+    ("Lindenstraße 4", "Erzsébet tér 5", "Box 12"); and around a ship's name of a military address.
+    Every address pattern needs one of these, so the patterns need not scan the rest (most
+    numbers in posts are ages, years, times and counts)."""
+    out: list[tuple[int, int]] = []
+    for m in _NUMBER.finditer(text):
+        s, e = m.span()
+        if not (_street_word_after(text, e) or _street_word_before(text, s)):
+            continue
+        _add(out, max(0, s - WINDOW_BEFORE), min(len(text), e + WINDOW_AFTER))
+    for m in _SHIP.finditer(text):
+        _add(out, m.start(), min(len(text), m.end() + WINDOW_AFTER))
+    return out
+
+
+def _street_word_after(text: str, e: int) -> bool:
+    """Is the word after a number capitalized (not "I"), a number, "#" or a word that starts a
+    street or a unit ("rue", "Apt")?"""
+    n = len(text)
+    if e < n and text[e] == ",":
+        e += 1
+    while e < n and text[e] in " \t":
+        e += 1
+    if e >= n:
+        return False
+    c = text[e]
+    if c.isdigit() or c == "#":
+        return True
+    end = e
+    while end < n and not text[end].isspace():
+        end += 1
+    word = text[e:end]
+    if c.isupper():
+        return word.rstrip(".,;:!?") != "I"
+    return word.rstrip(",;:!?").lower() in _street_words()["before_number"]
+
+
+def _street_word_before(text: str, s: int) -> bool:
+    """Is the word before a number capitalized, an ordinal ("5th"), or a word that ends a street
+    or a unit ("tér", "u.", "box", "Lindenstraße")?"""
+    b = s
+    while b > 0 and text[b - 1] in " \t,":
+        b -= 1
+    start = b
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    word = text[start:b]
+    if not word:
+        return False
+    if word[0].isupper():
+        return True
+    lower = word.lower()
+    words = _street_words()
+    if lower in words["after_number"] or lower.rstrip(".") in words["after_number"]:
+        return True
+    return lower[:1].isdigit() and lower.rstrip(".")[-2:] in ("st", "nd", "rd", "th")
+
+
+@lru_cache(maxsize=1)
+def _street_words() -> dict[str, frozenset[str]]:
+    """Lower-cased words that may come right before a street number (a street type, a unit) or
+    right after one (a street type written first, a unit)."""
+    w = address_words()
+    plain = lambda words: {x for x in words} | {x.rstrip(".") for x in words}  # noqa: E731
+    return {"after_number": frozenset(plain(w["after"]) | plain(w["unit"]) | plain(w["suffix"])),
+            "before_number": frozenset(plain(w["before"]) | plain(w["unit"]))}
+
+
+def _add(windows: list[tuple[int, int]], lo: int, hi: int) -> None:
+    if windows and lo <= windows[-1][1]:
+        windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
+    else:
+        windows.append((lo, hi))
+
+
+_NUMBER = regex.compile(r"(?<![\p{L}\p{N}])\d{1,6}[A-Za-z]?(?![\p{N}])")
+_SHIP = regex.compile(r"(?i)\bus(?:ns|s|nv|cgc)[ \t]")
 
 
 def _postal_or_country(text: str) -> bool:

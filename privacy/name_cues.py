@@ -10,14 +10,13 @@ relation or an introduction a lower-case word counts too when it is a first name
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
 import regex
 
 CUES_FILE = Path(__file__).parent / "data" / "name_cues.txt"
-_NAME_WORD = r"\p{Lu}[\p{Ll}\p{M}'’-]*\p{Ll}"  # a capitalized word of two or more letters, not an acronym
-_LOWER_WORD = r"[a-z][a-z'’-]*[a-z]"
 LOWER_ZIPF = 5.0  # a lower-case first name after a relation: less frequent than this in English
 _PARTICLE = r"(?:van|von|de|da|do|dos|das|del|della|di|du|der|den|ten|ter|la|le|bin|ibn|al|el|ben)"
 # what completes a name to its right: an initial, a particle, a capitalized word (checked in code)
@@ -47,26 +46,34 @@ def cue_words() -> dict[str, tuple[str, ...]]:
 
 
 def _alt(words: tuple[str, ...]) -> str:
-    return "(?:" + "|".join(regex.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(words), key=len, reverse=True)) + ")"
+    return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(words), key=len, reverse=True)) + ")"
+
+
+_WORD = r"(\w[\w'’-]*\w)"  # checked in code: capitalized, or a lower-case first name where allowed
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> list[tuple[regex.Pattern, bool]]:
-    """(pattern with a `name` group, may the name be lower-case?)"""
+def _patterns() -> tuple[list[tuple[re.Pattern, bool]], list[re.Pattern]]:
+    """(patterns whose group 1 is the name, may it be lower-case?), and patterns the name comes
+    right before. They run over the lower-cased text (the name is judged on the text itself) and
+    each starts with a cue word, so the stdlib's `re` skips to its first letters fast (a leading
+    \\b would stop that: cue_names checks the word boundary itself)."""
     w = cue_words()
     rel, mod = _alt(w["relation"]), _alt(w["modifier"])
-    name = rf"(?P<name>{_NAME_WORD}|{_LOWER_WORD})"
-    upper = rf"(?P<name>{_NAME_WORD})"
-    return [
-        (regex.compile(rf"(?i:\b(?:my|our|his|her|their)\s+(?:(?:{mod}|ex|step|half)[\s-]+){{0,2}}{rel})"
-                       rf"(?:\s*,)?\s+{name}(?![\p{{L}}\p{{N}}])"), True),
-        (regex.compile(rf"(?i:\b(?:a|an|some|this|the|one)\s+(?:[a-z]+\s+){{0,2}}?(?:named|called)|{_alt(w['introduction'])})"
-                       rf"\s*{name}(?![\p{{L}}\p{{N}}])"), True),
-        (regex.compile(rf"\b(?:I|i)\s+(?i:{_alt(w['verb_after_i'])})\s+{upper}(?![\p{{L}}\p{{N}}])"), False),
-        (regex.compile(rf"(?<![\p{{L}}\p{{N}}]){upper}\s+(?:and|&)\s+(?:I|me)\b"), False),
-        (regex.compile(rf"\b(?:[Mm]e|I)\s+(?:and|&)\s+{upper}(?![\p{{L}}\p{{N}}])"), False),
-        (regex.compile(rf"(?<![\p{{L}}\p{{N}}]){upper}\s+(?i:{_alt(w['verb_before_me'])})\s+me\b"), False),
+    after = [
+        (re.compile(rf"(?:my|our|his|her|their)\s+(?:(?:{mod}|ex|step|half)[\s-]+){{0,2}}{rel}(?:\s*,)?\s+{_WORD}"), True),
+        (re.compile(rf"{_alt(w['introduction'])}\s*{_WORD}"), True),
+        (re.compile(rf"called\s+{_WORD}"), True),  # kept only after "a guy called" (see cue_names)
+        (re.compile(rf"i\s+{_alt(w['verb_after_i'])}\s+{_WORD}"), False),
+        (re.compile(rf"(?:me|i)\s+(?:and|&)\s+{_WORD}"), False),
     ]
+    before = [re.compile(r"(?:and|&)\s+(?:i|me)\b"), re.compile(rf"{_alt(w['verb_before_me'])}\s+me\b")]
+    return after, before
+
+
+_WORD_CHAR = re.compile(r"\w")
+_WORD_BEFORE = re.compile(r"(\w[\w'’-]*\w)\s+$")
+_ARTICLE_BEFORE = re.compile(r"\b(?:a|an|some|this|the|one)\s+(?:[a-z]+\s+){0,2}$", re.IGNORECASE)
 
 
 def _words():
@@ -95,15 +102,37 @@ def could_be_name(word: str, lower_ok: bool = False) -> bool:
 
 def cue_names(text: str) -> list[tuple[int, int]]:
     """[start, end) of the names cues point at."""
-    out = set()
-    for pattern, lower_ok in _patterns():
-        for m in pattern.finditer(text):
-            if could_be_name(m.group("name"), lower_ok):
-                start, end = m.span("name")
-                if text[end - 2:end] in ("'s", "’s"):
-                    end -= 2
-                out.add((start, end))
+    out: set[tuple[int, int]] = set()
+    after, before = _patterns()
+    lower = text.lower()
+    if len(lower) != len(text):  # a letter whose lower case is longer ("İ"): offsets would shift
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    for k, (pattern, lower_ok) in enumerate(after):
+        for m in pattern.finditer(lower):
+            if m.start() and _WORD_CHAR.match(lower, m.start() - 1):
+                continue  # not the start of a word ("family called")
+            if k == 2 and not _ARTICLE_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+                continue  # "he called Sarah" is no introduction; "a girl called Sarah" is
+            _keep(text, m.start(1), m.end(1), lower_ok, out)
+    for pattern in before:
+        for m in pattern.finditer(lower):
+            if m.start() and _WORD_CHAR.match(lower, m.start() - 1):
+                continue
+            w = _WORD_BEFORE.search(text, max(0, m.start() - 40), m.start())
+            if w:
+                _keep(text, w.start(1), w.end(1), False, out)
     return sorted(out)
+
+
+def _keep(text: str, start: int, end: int, lower_ok: bool, out: set[tuple[int, int]]) -> None:
+    word = text[start:end]
+    if word[:1].isupper() and (len(word) < 2 or not word[1].islower()):
+        return  # "I", acronyms
+    if not word[:1].isalpha() or not could_be_name(word, lower_ok):
+        return
+    if text[end - 2:end] in ("'s", "’s"):
+        end -= 2
+    out.add((start, end))
 
 
 def is_company(text: str, end: int) -> bool:

@@ -15,6 +15,8 @@ grouping, phone numbers in any country's layout when a phone word is near, and d
 """
 from __future__ import annotations
 
+import re
+
 import regex
 
 import privacy.presidio  # noqa: F401  (first: Presidio without torch)
@@ -144,7 +146,7 @@ BIRTH_CUE = r"\b(?:born|birth\s?(?:day|date)?|date\s+of\s+birth|d\.?o\.?b\.?|b-?
 _DOB_AFTER_CUE = regex.compile(rf"(?i){BIRTH_CUE}(?:[^\n\d]{{0,40}}?)(?<![\p{{L}}\p{{N}}])(?P<date>{_FULL_DATE})")
 _DOB_BEFORE_CUE = regex.compile(rf"(?i)(?<![\p{{L}}\p{{N}}])(?P<date>{_FULL_DATE})\s+(?:is|was)\s+(?:my|his|her|their|our)\s+"
                                 r"(?:birthday|birth\s?date|date\s+of\s+birth|dob)\b")
-BIRTH_HINT = regex.compile(r"(?i)born|birth|dob|d\.o\.b|b-?day")
+BIRTH_HINT = re.compile(r"born|birth|dob|d\.?o\.?b|b-?day")  # over the lower-cased text: every birth cue holds one
 
 
 def find_birth_dates(text: str) -> list[tuple[int, int]]:
