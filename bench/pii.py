@@ -34,7 +34,6 @@ sys.path.insert(0, str(ROOT))
 from privacy.scrubber import KINDS, Scrubber  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
-TABLE = ROOT / "tests" / "filters" / "data" / "pii_table.tsv"
 EXTERNAL_KIND = {"PERSON": "name", "PHONE": "phone", "CREDIT_CARD": "card", "ADDRESS": "address", "EMAIL": "email",
                  "URL": "url", "IP": "ip", "IBAN": "iban", "SSN": "ssn", "HANDLE": "user", "OTHER": "dob"}
 TARGETS = {"all": 0.95, "PERSON": 0.90, "PHONE": 0.90, "CREDIT_CARD": 0.90, "ADDRESS": 0.90, "traps": 0.95}
@@ -101,19 +100,10 @@ def run_presidio(texts: list[str]) -> tuple[list[str], list[list[tuple[int, int]
     return outputs, spans
 
 
-def table_rows() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
-    rows = []
-    for line in TABLE.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or line.startswith("text\t") or not line.strip():
-            continue
-        text, pii, keep = line.replace("\\n", "\n").split("\t")
-        rows.append((text, [tuple(x.strip().split("=", 1)) for x in pii.split(" | ") if x.strip()],
-                     [x.strip() for x in keep.split(" | ") if x.strip()]))
-    return rows
-
-
 def score_table(scrubber: Scrubber) -> dict:
-    rows = table_rows()
+    from tests.filters.pii_table import load_table
+
+    rows = load_table()
     outputs, spans = run_ours(scrubber, [t for t, _, _ in rows])
     total, caught = Counter(), Counter()
     for (text, pairs, _), found in zip(rows, spans):

@@ -67,7 +67,7 @@ def _patterns() -> tuple[list[tuple[re.Pattern, bool]], list[re.Pattern]]:
         (re.compile(rf"i\s+{_alt(w['verb_after_i'])}\s+{_WORD}"), False),
         (re.compile(rf"(?:me|i)\s+(?:and|&)\s+{_WORD}"), False),
     ]
-    before = [re.compile(r"(?:and|&)\s+(?:i|me)\b"), re.compile(rf"{_alt(w['verb_before_me'])}\s+me\b")]
+    before = [re.compile(r"(?:and|&)\s+(?:i|me)(?![\w'’])"), re.compile(rf"{_alt(w['verb_before_me'])}\s+me\b")]
     return after, before
 
 

@@ -256,9 +256,11 @@ class FirstNameRecognizer(LocalRecognizer):
             label = t.ent_type_
             if label == "ORG" and _company_entity(doc, t):
                 continue
+            if len(t.text) < 3 or _holiday(doc, t):
+                continue  # "Le", "Valentine's Day"
             if t.lower_ in self.first_names:
                 after_place_word = t.i > 0 and doc[t.i - 1].lower_ in self.PLACE_WORDS
-                ok = label in self.CONFUSED or (label in self.PLACES and not after_place_word)
+                ok = label in self.CONFUSED or (label in self.PLACES and not after_place_word and _rare(t.lower_))
             else:
                 ok = t.lower_ in self.surnames and label in self.SURNAME_LABELS and _rare(t.lower_)
             if ok and not _in_compound(doc, t) and t.lower_ not in _place_names():
@@ -281,6 +283,12 @@ def _place_names() -> frozenset[str]:
     from privacy.gazetteer import place_names
 
     return place_names()
+
+
+def _holiday(doc, token) -> bool:
+    """"Valentine's Day", "Patrick's day": a name before 's day names a day."""
+    i = token.i
+    return i + 2 < len(doc) and doc[i + 1].lower_ in ("'s", "’s") and doc[i + 2].lower_ == "day"
 
 
 def _company_entity(doc, token) -> bool:
@@ -381,15 +389,23 @@ def _completed(text: str, spans: list[RecognizerResult]) -> list[RecognizerResul
     candidates += [(a, b, 0.6) for a, b in listed_names(text, [(a, b) for a, b, _ in candidates])]
     for start, end, score in candidates:
         start, end = complete(text, start, end)
-        if is_company(text, end) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
+        if _DAY_AFTER.match(text, end) or is_company(text, end) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
             continue
         found[(start, end)] = max(score, found.get((start, end), 0.0))
     return [RecognizerResult("PERSON", a, b, score) for (a, b), score in sorted(found.items())]
 
 
-_PLACE_BEFORE = regex.compile(r"(?i)\b(?:in|from|near|into|around|outside|across|at|of)\s+$")
+_PLACE_BEFORE = regex.compile(r"(?i)(?:\b(?:in|from|near|into|around|outside|across|at|of)|\b(?:move|moved|moving|went|go|going"
+                              r"|flew|fly|flying|drove|drive|driving|travell?ed|travell?ing|trip|back|came|come|coming"
+                              r"|return|returned|returning|relocated?|relocating|visit|visited|visiting)\s+to)\s+$")
 _EMPLOYER_BEFORE = regex.compile(r"(?i)\b(?:work|works|worked|working|job|jobs|intern|interned|employed|hired|ceo|manager)"
                                  r"\s+(?:for|at|by|of)\s+$")
+
+
+_DAY_AFTER = regex.compile(r"['’]s\s+[Dd]ay\b")  # "Valentine's day" names a day
+_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"})
+_TIME_BEFORE = regex.compile(r"(?i)\b(?:in|on|of|since|until|till|by|before|after|early|late|mid|last|next|this)\s+$")
 
 
 def _place_or_employer(text: str, start: int, end: int) -> bool:
@@ -398,6 +414,8 @@ def _place_or_employer(text: str, start: int, end: int) -> bool:
     before = text[max(0, start - 24):start]
     if _EMPLOYER_BEFORE.search(before):
         return True
+    if text[start:end].lower() in _MONTHS and _TIME_BEFORE.search(before):
+        return True  # "in June", "since May": a date
     words = [w.lower() for w in text[start:end].split()]
     return (_PLACE_BEFORE.search(before) is not None and len(words) <= 2
             and not any(regex.sub(r"['’]s?$", "", w) in gazetteer_first_names() for w in words))

@@ -2,30 +2,11 @@
 its kind (so it is replaced by the right placeholder) and every trap must survive. Prints the
 confusion counts per kind."""
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from privacy.scrubber import KINDS, cached_scrubber
-
-TABLE = Path(__file__).parent / "data" / "pii_table.tsv"
-
-
-def load_table() -> list[tuple[str, list[tuple[str, str]], list[str]]]:
-    rows = []
-    for n, line in enumerate(TABLE.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#") or line.startswith("text\t"):
-            continue
-        cells = line.replace("\\n", "\n").split("\t")  # a written \n is a line break
-        assert len(cells) == 3, f"{TABLE}:{n}: expected 3 tab-separated columns"
-        text, pii, keep = cells
-        pairs = [tuple(x.strip().split("=", 1)) for x in pii.split(" | ") if x.strip()]
-        assert all(k in KINDS and v in text for k, v in pairs), f"{TABLE}:{n}: bad pii cell {pii!r}"
-        values = [x.strip() for x in keep.split(" | ") if x.strip()]
-        assert all(v in text for v in values), f"{TABLE}:{n}: bad keep cell {keep!r}"
-        rows.append((text, pairs, values))
-    return rows
-
+from tests.filters.pii_table import load_table
 
 def score(rows, found, outputs):
     hits, misses, extra, kept, lost = Counter(), Counter(), Counter(), 0, []
