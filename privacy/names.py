@@ -265,7 +265,26 @@ class FirstNameRecognizer(LocalRecognizer):
                 ok = t.lower_ in self.surnames and label in self.SURNAME_LABELS and _rare(t.lower_)
             if ok and not _in_compound(doc, t) and t.lower_ not in _place_names():
                 out.append(RecognizerResult("PERSON", t.idx, t.idx + len(t.text), 0.6))
+            elif self._full_name(doc, t):
+                out.append(RecognizerResult("PERSON", t.idx, doc[t.i + 1].idx + len(doc[t.i + 1].text), 0.6))
         return out
+
+    NOT_PEOPLE = frozenset({"ORG", "GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "QUANTITY", "EVENT", "LAW"})
+
+    def _full_name(self, doc, t) -> bool:
+        """Two rare capitalized words in a row, a gazetteer first name then any name word or any
+        name word then a gazetteer surname ("Tomomi Nishiyama", "Bonifacy Kaczmarek"), that NER
+        calls no organisation, place or date."""
+        if t.i + 1 >= len(doc) or not t.whitespace_:
+            return False
+        u = doc[t.i + 1]
+        if not u.text[:1].isupper() or u.text[1:2].isupper() or len(u.text) < 2 or is_frequent_word(u.lower_):
+            return False
+        if t.ent_type_ in self.NOT_PEOPLE or u.ent_type_ in self.NOT_PEOPLE or not (_rare(t.lower_) and _rare(u.lower_)):
+            return False
+        if t.lower_ in _place_names() or u.lower_ in _place_names() or _in_compound(doc, u):
+            return False
+        return t.lower_ in self.first_names or u.lower_ in self.surnames or u.lower_ in self.first_names
 
 
 SURNAME_ZIPF = 3.0  # a surname alone must be rarer than this in English ("Kowalczyk", not "Dove" or "Sober")
