@@ -67,9 +67,12 @@ _END = r"(?![\p{L}\p{N}])"
 _POSTAL = (r"(?:\d{4,6}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d"
            r"|[A-Z]{1,2}-\d{4,5})")
 _PLACE = rf"(?:{_PLACE_WORD}(?:[ -](?:{_PARTICLE} )?{_PLACE_WORD}){{0,3}}(?: \([\p{{L}} ]+\))?)"
-_SEPARATOR = r"(?:\s*,\s*|[ \t]*\n[\s>]*|[ \t]+)"
-_STOP_NAMES = regex.compile(r"(?i)^(?:hours?|days?|weeks?|months?|years?|minutes?|times?|the|a|an|on|in|at|of|my"
-                            r"|and|or|to|for|with|i|it|is|was)$")
+_LINE_LEAD = r"[^\p{L}\p{N}\n]*"  # what starts a line of a quoted or bulleted block: "> ", "- ", "* "
+_SEPARATOR = rf"(?:\s*,\s*|[ \t]*\n{_LINE_LEAD}|[ \t]+)"
+_STOP_NAMES = regex.compile(r"(?i)^(?:hours?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|times?|miles?|km|kms"
+                            r"|kilometer|kilometers|kilometres?|blocks?|steps?|feet|foot|meters?|metres?|laps?|stops?"
+                            r"|the|a|an|on|in|at|of|my|our|your|his|her|their|and|or|to|for|with|from|down|up|along"
+                            r"|across|past|by|i|it|is|was|this|that)$")
 
 
 @lru_cache(maxsize=1)
@@ -77,13 +80,15 @@ def _patterns() -> dict[str, regex.Pattern]:
     w = address_words()
     after, before, suffix = _alternation(w["after"]), _alternation(w["before"]), _alternation(w["suffix"])
     unit, cue = _alternation(w["unit"]), _alternation(w["cue"])
-    lead = rf"(?:(?i:{unit}){_S}?[A-Za-z0-9]{{1,6}}\.?,?{_S})?(?:\d{{1,5}}{_S})?"  # "Apt. 5, 12 Elm St", "2 14 Elm St"
+    unit_id = r"(?:[A-Za-z]?\d{1,5}[A-Za-z]?|[A-Za-z])"  # "4", "3B", "B": a unit's number or letter
+    lead = rf"(?:(?i:{unit}){_S}?{unit_id}\.?,?{_S})?(?:\d{{1,5}}{_S})?"  # "Apt. 5, 12 Elm St", "2 14 Elm St"
     street = "|".join([
         rf"{lead}{_NUM},?{_S}(?P<name1>{_NAME}){_S}(?i:{after}){_END}(?:{_S}{_NUM}{_END})?",
         rf"{lead}{_NUM},?{_S}(?i:{before}){_S}{_NAME}(?:,?{_S}{_NUM}{_END})?",
         rf"{lead}(?:(?:{_NAME}){_S})?(?:\p{{Lu}}[\p{{L}}\p{{M}}'’-]*(?i:{suffix})|(?P<name3>\p{{Lu}}[\p{{L}}\p{{M}}'’.-]*){_S}(?i:{after})){_END},?{_S}{_NUM}\.?{_END}",
         rf"(?<![\p{{L}}])(?i:{before}){_S}{_NAME},?{_S}{_NUM}{_END}",
-        rf"{lead}(?P<name2>{_NAME}),?{_S}{_NUM}\.?,?[\s>]*(?=(?i:{unit}){_S}?[A-Za-z0-9])",  # a name and number before a unit
+        rf"{lead}(?P<name2>{_NAME}),?{_S}{_NUM}\.?,?[\s>]*(?=(?<![\p{{L}}])(?i:{unit}){_S}?{unit_id}{_END})",  # a name and number before a unit
+        rf"{lead}{_NUM},?{_S}(?P<name4>{_NAME}),?[\s>]*(?=(?<![\p{{L}}])(?i:{unit}){_S}?{unit_id}{_END})",  # a number and name before a unit
         rf"{lead}(?i:p\.?{_S}?o\.?{_S}?box{_S}\d{{1,6}}|(?:psc|cmr|unit){_S}\d{{1,5}},?{_S}(?:box{_S}\d{{1,5}})"
         rf"|(?:usns|uss|usnv|uscgc){_S}\p{{Lu}}[\p{{L}}\p{{M}}'’-]+|(?:apo|fpo|dpo){_S}(?:aa|ae|ap){_S}\d{{5}})",
     ])
@@ -92,12 +97,12 @@ def _patterns() -> dict[str, regex.Pattern]:
         "corner": regex.compile(rf"(?i:(?:the\s)?corner\sof)\s(?P<a>[^,.;!?\n]{{3,60}}?)\s(?i:and)\s(?P<b>(?:{_PARTICLE}\s)?{_NAME})"),
         "cue": regex.compile(rf"(?i:\b{cue})\b[\s:]*(?:(?:the|a|an)\s)?(?:[a-z]+\s){{0,4}}?"
                              rf"(?P<span>(?:{_NUM}{_S})?{_NAME},?{_S}{_NUM}{_END})"),
-        "unit": regex.compile(rf"\.?[\s>]*,?\s*(?i:{unit}|\#)\s?[A-Za-z0-9]{{1,6}}\.?{_END}"),
+        "unit": regex.compile(rf"\.?[ \t]*(?:\n{_LINE_LEAD})?,?[ \t]*(?<![\p{{L}}\p{{N}}])(?i:{unit}|\#)\s?{unit_id}\.?{_END}"),
         "postal": regex.compile(rf"{_POSTAL}{_END}"),
         "postal_in": regex.compile(rf"(?<![\p{{L}}\p{{N}}]){_POSTAL}{_END}"),
         "place": regex.compile(rf"(?:(?:{_PLACE})(?:,?{_S}(?:[A-Z]{{2,3}}))?(?:,?{_S}{_POSTAL})?|{_POSTAL}(?:{_S}{_PLACE})?){_END}(?!\s*:)"),
         "separator": regex.compile(_SEPARATOR),
-        "block_line": regex.compile(rf"^[\s>]*(?:{_NUM}{_S})?(?P<name>{_NAME}),?{_S}{_NUM}\.?[ \t]*$", regex.MULTILINE),
+        "block_line": regex.compile(rf"^{_LINE_LEAD}(?:{_NUM}{_S})?(?P<name>{_NAME}),?{_S}{_NUM}\.?[ \t]*$", regex.MULTILINE),
     }
 
 
@@ -109,9 +114,10 @@ def _place_names() -> frozenset[str]:
 
 
 def _plain_name(name: str) -> bool:
-    """Is a street-name part more than time words and stop words ("3 Hours On The Road")?"""
+    """Could this be a street's name, not a count's unit and the words after it ("3 Hours On The
+    Road", "3 blocks down main street")?"""
     words = name.split()
-    return not all(_STOP_NAMES.match(w) for w in words)
+    return not _STOP_NAMES.match(words[0]) and not all(_STOP_NAMES.match(w) for w in words)
 
 
 def _extend(text: str, end: int, spaced: bool) -> int:
@@ -146,11 +152,13 @@ def find_addresses(text: str, windows: list[tuple[int, int]] | None = None) -> l
     """[start, end) of each street address in the text, merged where they touch. The patterns run
     only on the windows around numbers that could belong to a street (address_windows); `windows`
     = [(0, len(text))] scans the whole text (the tests compare both)."""
+    if text.islower():  # "i live at 12 elm street": read as if each word were capitalized
+        text = _capitalized(text)
     pats = _patterns()
     spans = []
     for lo, hi in address_windows(text) if windows is None else windows:
         for m in pats["street"].finditer(text, lo, hi):
-            name = m.group("name1") or m.group("name2") or m.group("name3")
+            name = m.group("name1") or m.group("name2") or m.group("name3") or m.group("name4")
             if name is not None and not _plain_name(name):
                 continue
             spans.append((m.start(), _extend(text, m.end(), spaced=True)))
@@ -164,10 +172,17 @@ def find_addresses(text: str, windows: list[tuple[int, int]] | None = None) -> l
                 continue
             end = _extend(text, m.end(), spaced=False)
             if "\n" in text[m.end():end] and _postal_or_country(text[m.end():end]):  # runs on into such lines
-                spans.append((m.start() + len(m.group()) - len(m.group().lstrip(" \t>")), end))
+                lead = regex.match(_LINE_LEAD, m.group()).end()
+                spans.append((m.start() + lead, end))
     return _merge(spans, text)
 
 
+def _capitalized(text: str) -> str:
+    """The text with the first letter of each word upper-cased, at the same offsets."""
+    return _WORD_START.sub(lambda m: m.group().upper() if len(m.group().upper()) == 1 else m.group(), text)
+
+
+_WORD_START = regex.compile(r"(?<![\p{L}\p{N}'’])\p{Ll}")
 WINDOW_BEFORE, WINDOW_AFTER = 100, 80  # characters around a street number where a pattern may match
 
 
@@ -249,7 +264,7 @@ def _add(windows: list[tuple[int, int]], lo: int, hi: int) -> None:
         windows.append((lo, hi))
 
 
-_NUMBER = regex.compile(r"(?<![\p{L}\p{N}])\d{1,6}[A-Za-z]?(?![\p{N}])")
+_NUMBER = regex.compile(r"(?<![\p{L}\p{N}])\d{1,6}(?:st|nd|rd|th|[A-Za-z])?(?![\p{L}\p{N}])")
 _SHIP = regex.compile(r"(?i)\bus(?:ns|s|nv|cgc)[ \t]")
 
 

@@ -27,7 +27,7 @@ from presidio_analyzer.predefined_recognizers import (
     PhoneRecognizer,
 )
 
-from privacy.addresses import AddressRecognizer, address_windows
+from privacy.addresses import AddressRecognizer, _capitalized, address_windows
 from privacy.numbers import BIRTH_HINT, AnyGroupingCardRecognizer, ContextPhoneRecognizer, BirthDateRecognizer
 from schemas.lexicon import lexicon_terms
 
@@ -255,7 +255,9 @@ def _ip_hint(text: str, digits: str) -> bool:
 def _address_hint(text: str, digits: str) -> bool:
     """A number placed as a street number is (address_windows), or a ship's name of a military
     address: most numbers in posts are not, and Presidio's analyzer costs ~80 us a call."""
-    return (bool(digits) or _SHIP_HINT.search(text) is not None) and bool(address_windows(text))
+    if not digits and _SHIP_HINT.search(text) is None:
+        return False
+    return bool(address_windows(_capitalized(text) if text.islower() else text))
 
 
 _SHIP_HINT = re.compile(r"(?i)\bus(?:ns|s|nv|cgc)\s")
