@@ -16,6 +16,7 @@ an address.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -152,8 +153,9 @@ def find_addresses(text: str, windows: list[tuple[int, int]] | None = None) -> l
     """[start, end) of each street address in the text, merged where they touch. The patterns run
     only on the windows around numbers that could belong to a street (address_windows); `windows`
     = [(0, len(text))] scans the whole text (the tests compare both)."""
-    if text.islower():  # "i live at 12 elm street": read as if each word were capitalized
-        text = _capitalized(text)
+    spaced = True  # may an address run on after a plain space ("12 Elm St Leeds")?
+    if text.islower():  # "i live at 12 elm street": read as if each word were capitalized, and
+        text, spaced = _capitalized(text), False  # then only commas and line breaks join its parts
     pats = _patterns()
     spans = []
     for lo, hi in address_windows(text) if windows is None else windows:
@@ -161,12 +163,12 @@ def find_addresses(text: str, windows: list[tuple[int, int]] | None = None) -> l
             name = m.group("name1") or m.group("name2") or m.group("name3") or m.group("name4")
             if name is not None and not _plain_name(name):
                 continue
-            spans.append((m.start(), _extend(text, m.end(), spaced=True)))
+            spans.append((m.start(), _extend(text, m.end(), spaced=spaced)))
         for m in pats["corner"].finditer(text, lo, hi):
             if any(c.isdigit() for c in m.group("a")) or any(m.start() <= a < m.end() for a, _ in spans):
                 spans.append((m.start(), _extend(text, m.end(), spaced=False)))
         for m in pats["cue"].finditer(text, lo, hi):
-            spans.append((m.start("span"), _extend(text, m.end("span"), spaced=True)))
+            spans.append((m.start("span"), _extend(text, m.end("span"), spaced=spaced)))
         for m in pats["block_line"].finditer(text, lo, hi):
             if not _plain_name(m.group("name")):
                 continue
@@ -174,6 +176,7 @@ def find_addresses(text: str, windows: list[tuple[int, int]] | None = None) -> l
             if "\n" in text[m.end():end] and _postal_or_country(text[m.end():end]):  # runs on into such lines
                 lead = regex.match(_LINE_LEAD, m.group()).end()
                 spans.append((m.start() + lead, end))
+    spans += [m.span("code") for m in _POSTAL_CUE.finditer(text)]
     return _merge(spans, text)
 
 
@@ -183,6 +186,16 @@ def _capitalized(text: str) -> str:
 
 
 _WORD_START = regex.compile(r"(?<![\p{L}\p{N}'’])\p{Ll}")
+# a postal code after its name: "zip code is 10115", "Postcode: LS6 2AB"
+_POSTAL_CUE = regex.compile(rf"(?i:\b(?:zip(?:\s?code)?|post\s?code|postal\s+code))\s*(?i:is\s+|:\s*|=\s*)?(?P<code>{_POSTAL}){_END}")
+_POSTAL_WORD = re.compile(r"zip|post\s?code|postal\s+code")
+
+
+def has_postal_cue(text: str) -> bool:
+    """Does the text name a postal code ("zip code", "postcode")? Then it may hold one alone."""
+    return _POSTAL_WORD.search(text.lower()) is not None
+
+
 WINDOW_BEFORE, WINDOW_AFTER = 100, 80  # characters around a street number where a pattern may match
 
 

@@ -27,7 +27,7 @@ from presidio_analyzer.predefined_recognizers import (
     PhoneRecognizer,
 )
 
-from privacy.addresses import AddressRecognizer, _capitalized, address_windows
+from privacy.addresses import AddressRecognizer, _capitalized, address_windows, has_postal_cue
 from privacy.numbers import BIRTH_HINT, AnyGroupingCardRecognizer, ContextPhoneRecognizer, BirthDateRecognizer
 from schemas.lexicon import lexicon_terms
 
@@ -151,6 +151,24 @@ class DiscordTagRecognizer(PatternRecognizer):
                          patterns=[Pattern("discord tag", r"(?<![\w#])[a-z0-9_.]{2,32}#\d{4}(?![\w#])", 0.8)])
 
 
+class SkypeRecognizer(PatternRecognizer):
+    """Skype names next to the word Skype: "skype: jane.doe", "on Skype (jane_doe)", "I'm jane.doe on skype"."""
+
+    def __init__(self) -> None:
+        after = r"(?i:skype)(?:\s+(?:id|name|handle))?(?:\s*(?:is|:)|\s+me\s+(?:at|on))?\s*\(?\s*(?P<id>[a-z][a-z0-9._-]{4,31}[a-z0-9])"
+        super().__init__(supported_entity="SKYPE_ID", name="SkypeRecognizer", context=[],
+                         patterns=[Pattern("skype name after the word", after, 0.6)])  # analyze() below reads both
+        self._after = regex.compile(after)
+        self._before = regex.compile(r"(?<![\w.@-])(?P<id>[a-z][a-z0-9_-]*[._][a-z0-9._-]*[a-z0-9])\s+on\s+(?i:skype)")
+
+    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
+        from presidio_analyzer import RecognizerResult
+
+        found = {m.span("id") for m in self._after.finditer(text)} | {m.span("id") for m in self._before.finditer(text)}
+        stop = _typo_words()
+        return [RecognizerResult("SKYPE_ID", a, b, 0.6) for a, b in sorted(found) if text[a:b].lower() not in stop]
+
+
 PHONE_REGIONS = ("US", "GB", "CA", "AU", "NZ", "IE", "IN", "DE", "FR")
 
 
@@ -255,6 +273,8 @@ def _ip_hint(text: str, digits: str) -> bool:
 def _address_hint(text: str, digits: str) -> bool:
     """A number placed as a street number is (address_windows), or a ship's name of a military
     address: most numbers in posts are not, and Presidio's analyzer costs ~80 us a call."""
+    if has_postal_cue(text):
+        return True
     if not digits and _SHIP_HINT.search(text) is None:
         return False
     return bool(address_windows(_capitalized(text) if text.islower() else text))
@@ -280,6 +300,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("user", "REDDIT_USER", "[USER]", 0.5, _search(r"[Uu](?:[Ss][Ee][Rr])?/", needs="/"), RedditUserRecognizer),
     Detector("user", "AT_HANDLE", "[USER]", 0.5, lambda t, d: "@" in t, AtHandleRecognizer),
     Detector("user", "DISCORD_TAG", "[USER]", 0.5, _in_digits(r"#\d{4}"), DiscordTagRecognizer),
+    Detector("user", "SKYPE_ID", "[USER]", 0.5, lambda t, d: "kype" in t or "KYPE" in t, SkypeRecognizer),
     Detector("address", "STREET_ADDRESS", "[ADDRESS]", 0.5, _address_hint, AddressRecognizer),
     Detector("dob", "DATE_OF_BIRTH", "[DOB]", 0.5, lambda t, d: bool(d) and BIRTH_HINT.search(t.lower()) is not None,
              BirthDateRecognizer),
