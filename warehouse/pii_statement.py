@@ -30,9 +30,10 @@ def pii_statement(manifest: dict[str, Any]) -> str:
             "usernames are released.")
     if not kinds:
         return head + " PII scrubbing was switched off for this release: texts may hold personal details."
-    names = ("Person names were found with spaCy's en_core_web_sm NER (run on the words around each "
-             "capitalized uncommon word) and US Census first names; lower-case names can be missed. "
-             if "name" in kinds else "Person names were not scrubbed. ")
+    names = ("Person names were found from the words around them (\"my sister ...\", \"... told me\"), a "
+             "gazetteer of first names and surnames of many origins (US Census and mimesis lists) and spaCy's "
+             "en_core_web_sm NER (run on the words around each capitalized uncommon word); lower-case names "
+             "without such words can be missed. " if "name" in kinds else "Person names were not scrubbed. ")
     gate_line = ""
     if gate:
         gate_line = (f" The quality gate re-ran the same detectors on every released text "
@@ -40,6 +41,7 @@ def pii_statement(manifest: dict[str, Any]) -> str:
                      "and found none.")
     return (f"{head} Before extraction, Microsoft Presidio ({versions or 'presidio-analyzer'}) replaced "
             f"{'; '.join(WHAT[k] for k in kinds)} by the placeholders shown. {names}"
-            "Subreddit names, ages such as 23F, years, scores, prices and times are kept. The public-suffix "
+            "Subreddit names, ages such as 23F, years, dates other than dates of birth, scores, prices, times, "
+            "and place names in ordinary sentences are kept. The public-suffix "
             "list is the snapshot bundled with tldextract; nothing is looked up online." + gate_line +
             " Texts may still contain other personal details a writer chose to share.")

@@ -3,7 +3,6 @@ PII planted is refused through publish_release, a scrubbed one passes, and kinds
 does not scrub are not held against it."""
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -25,9 +24,10 @@ PLANTED = {  # one leak of each kind, as a writer would leave it
     "ssn": "my SSN 219-09-9999 leaked",
     "iban": "pay DE89 3704 0044 0532 0130 00 back",
     "user": "thanks u/Kind_Stranger for the advice",
+    "address": "we moved to 12 Elm Street, Leeds in May",
+    "dob": "I was born on 3 March 1991 and still",
     "name": "my husband Mike (31M) forgot again",
 }
-TABLE = Path(__file__).resolve().parents[1] / "filters" / "data" / "pii_table.tsv"
 
 
 def _ex(pid: str, tail: str) -> Example:
@@ -60,16 +60,16 @@ def test_a_release_with_planted_pii_of_each_kind_is_refused_and_nothing_is_publi
     results_text = json.dumps(results)
     for found in ("EMAIL: jane.doe@gmail.com", "URL: johnsmith.ai", "IP: 73.12.201.5", "PHONE: +44 20 7946 0958",
                   "CARD: 4111 1111 1111 1111", "SSN: 219-09-9999", "IBAN: DE89 3704 0044 0532 0130 00",
-                  "USER: u/Kind_Stranger", "NAME: Mike"):
+                  "USER: u/Kind_Stranger", "ADDRESS: 12 Elm Street, Leeds", "DOB: 3 March 1991", "NAME: Mike"):
         assert found in results_text, found
     pii = results["summary"]["pii"]
     assert pii["rows_checked"] == 30 + len(PLANTED) and pii["rows_name_checked"] == 30 + len(PLANTED)
 
 
 def test_a_release_built_from_scrubbed_texts_passes_and_records_the_check(tmp_path):
-    sentences = [line.split("\t")[0] for line in TABLE.read_text(encoding="utf-8").splitlines()
-                 if line and not line.startswith(("#", "text\t"))]
-    scrubbed = cached_scrubber().scrub_many(sentences)
+    from tests.filters.pii_table import load_table
+
+    scrubbed = cached_scrubber().settled([text for text, _, _ in load_table()])
     examples = [_ex(f"s{i}", s.rstrip(".")) for i, s in enumerate(scrubbed)]
     recipe = replace(Recipe(), gate=replace(Recipe().gate, max_label_share=1.0, data_docs=False))  # all "sad"
     rel = publish_release(_write(tmp_path / "ex.parquet", examples), Warehouse.at(tmp_path / "wh"), recipe, {"funnel": {}})
@@ -84,7 +84,8 @@ def test_kinds_the_recipe_does_not_scrub_are_not_held_against_the_release(tmp_pa
                      gate=replace(recipe.gate, data_docs=False))
     files = _write(tmp_path / "ex.parquet", _clean() + [_ex("u1", PLANTED["url"]), _ex("n1", PLANTED["name"])])
     rel = publish_release(files, Warehouse.at(tmp_path / "wh"), recipe, {"funnel": {}})
-    assert rel.manifest()["gate"]["pii"]["kinds"] == ["email", "ip", "phone", "card", "ssn", "iban", "user"]
+    assert rel.manifest()["gate"]["pii"]["kinds"] == ["email", "ip", "phone", "card", "ssn", "iban", "user", "address",
+                                                      "dob"]
 
 
 def test_names_are_checked_on_a_bounded_deterministic_sample_of_rows(tmp_path):
