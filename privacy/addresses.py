@@ -22,8 +22,8 @@ from pathlib import Path
 
 import regex
 
-import privacy.presidio  # noqa: F401  (first: Presidio without torch)
-from presidio_analyzer import LocalRecognizer, RecognizerResult  # isort: skip
+from privacy.presidio import FoundSpans
+from privacy.word_files import read_sections
 
 WORDS_FILE = Path(__file__).parent / "data" / "address_words.txt"
 
@@ -31,17 +31,7 @@ WORDS_FILE = Path(__file__).parent / "data" / "address_words.txt"
 @lru_cache(maxsize=1)
 def address_words() -> dict[str, tuple[str, ...]]:
     """The sections of the word file: after, before, suffix, unit, cue."""
-    out: dict[str, list[str]] = {}
-    section = None
-    for line in WORDS_FILE.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = out.setdefault(line[1:-1], [])
-        elif section is not None:
-            section.append(line.lower())
-    return {k: tuple(v) for k, v in out.items()}
+    return read_sections(WORDS_FILE)
 
 
 def _alternation(words: tuple[str, ...]) -> str:
@@ -302,14 +292,6 @@ def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
     return out
 
 
-class AddressRecognizer(LocalRecognizer):
+def AddressRecognizer() -> FoundSpans:  # noqa: N802  (named as the recognizer the manifest lists)
     """Street addresses (see module doc) as STREET_ADDRESS."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["STREET_ADDRESS"], name="AddressRecognizer", context=[])
-
-    def load(self) -> None:
-        _patterns()
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
-        return [RecognizerResult("STREET_ADDRESS", a, b, 0.6) for a, b in find_addresses(text)]
+    return FoundSpans("STREET_ADDRESS", find_addresses, 0.6, "AddressRecognizer")

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import regex
 
+from privacy.word_files import read_sections
+
 CUES_FILE = Path(__file__).parent / "data" / "name_cues.txt"
 LOWER_ZIPF = 5.0  # a lower-case first name after a relation: less frequent than this in English
 _PARTICLE = r"(?:van|von|de|da|do|dos|das|del|della|di|du|der|den|ten|ter|la|le|bin|ibn|al|el|ben)"
@@ -32,17 +34,7 @@ _COMPANY = regex.compile(r"(?:,?[ \t]*(?:Inc|LLC|Ltd|Corp|PLC|GmbH|AG|SA|S\.A|Co
 
 @lru_cache(maxsize=1)
 def cue_words() -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {}
-    section = None
-    for line in CUES_FILE.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = out.setdefault(line[1:-1], [])
-        elif section is not None:
-            section.append(line.lower())
-    return {k: tuple(v) for k, v in out.items()}
+    return read_sections(CUES_FILE)
 
 
 def _alt(words: tuple[str, ...]) -> str:

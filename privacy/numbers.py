@@ -19,8 +19,7 @@ import re
 
 import regex
 
-import privacy.presidio  # noqa: F401  (first: Presidio without torch)
-from presidio_analyzer import LocalRecognizer, RecognizerResult  # isort: skip
+from privacy.presidio import FoundSpans
 
 # ---- cards ------------------------------------------------------------------------------------
 _DIGIT_RUN = regex.compile(r"(?<![\p{L}\p{N}_.,/:+-])\d+(?:[ .-]\d+)*(?![\p{L}\p{N}_]|[.,-]\d)")
@@ -78,17 +77,9 @@ def _is_card(text: str, groups: list[tuple[int, int]]) -> bool:
         [b - a for a, b in groups])
 
 
-class AnyGroupingCardRecognizer(LocalRecognizer):
+def AnyGroupingCardRecognizer() -> FoundSpans:  # noqa: N802  (named as the recognizer the manifest lists)
     """Luhn-valid card numbers of 12-19 digits (see module doc), as CREDIT_CARD."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["CREDIT_CARD"], name="AnyGroupingCardRecognizer", context=[])
-
-    def load(self) -> None:
-        pass
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
-        return [RecognizerResult("CREDIT_CARD", a, b, 0.6) for a, b in find_cards(text)]
+    return FoundSpans("CREDIT_CARD", find_cards, 0.6, "AnyGroupingCardRecognizer")
 
 
 # ---- phones -----------------------------------------------------------------------------------
@@ -123,17 +114,9 @@ def find_phones(text: str) -> list[tuple[int, int]]:
     return out
 
 
-class ContextPhoneRecognizer(LocalRecognizer):
+def ContextPhoneRecognizer() -> FoundSpans:  # noqa: N802  (named as the recognizer the manifest lists)
     """Phone numbers near a phone word, or with a leading "+" (see module doc), as PHONE_CONTEXT."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["PHONE_CONTEXT"], name="ContextPhoneRecognizer", context=[])
-
-    def load(self) -> None:
-        pass
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
-        return [RecognizerResult("PHONE_CONTEXT", a, b, 0.45) for a, b in find_phones(text)]
+    return FoundSpans("PHONE_CONTEXT", find_phones, 0.45, "ContextPhoneRecognizer")
 
 
 # ---- dates of birth ---------------------------------------------------------------------------
@@ -155,14 +138,6 @@ def find_birth_dates(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-class BirthDateRecognizer(LocalRecognizer):
+def BirthDateRecognizer() -> FoundSpans:  # noqa: N802  (named as the recognizer the manifest lists)
     """Full dates after a birth cue (see module doc), as DATE_OF_BIRTH."""
-
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["DATE_OF_BIRTH"], name="BirthDateRecognizer", context=[])
-
-    def load(self) -> None:
-        pass
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
-        return [RecognizerResult("DATE_OF_BIRTH", a, b, 0.6) for a, b in find_birth_dates(text)]
+    return FoundSpans("DATE_OF_BIRTH", find_birth_dates, 0.6, "BirthDateRecognizer")

@@ -87,7 +87,7 @@ class Scrubber:
 
         return {"kinds": list(self.kinds),
                 "placeholders": {KIND_OF[e]: p for e, p in PLACEHOLDERS.items() if KIND_OF[e] in self.kinds},
-                "detectors": {d.entity: type(r).__name__ for d, r in zip(self.detectors, self.recognizers)}
+                "detectors": {d.entity: r.name for d, r in zip(self.detectors, self.recognizers)}
                 | ({"PERSON": "relationship and introduction cues + SpacyRecognizer (en_core_web_sm NER around "
                               "capitalized cues) + FirstNameRecognizer (gazetteer first names and surnames)"}
                    if self.names else {}),
