@@ -20,7 +20,7 @@ METRICS = ("AccL", "AccV", "F1V", "VRate")
 
 
 def _rows(run: StoredRun, dec: Decomposition) -> dict[tuple[str, int], Any]:
-    return {(r["post_id"], int(r["segment_index"])): score_row(r["labels"], r["parsed"], dec)
+    return {(r["post_id"], int(r["segment_index"])): score_row(r["surfaces"], r["parsed"], dec)
             for r in read_run_predictions(run.path)}
 
 

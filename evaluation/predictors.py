@@ -16,11 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from schemas.config import EvaluateConfig
+from schemas.config import PredictorFields
 from schemas.records import MASK
 
-
-_D = EvaluateConfig()  # defaults live in the recipe schema, once
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,28 +60,13 @@ class TrainItem:
         return Item(self.post_id, self.segment_index, self.subreddit, self.masked_text, self.n_masks)
 
 
-@dataclass
-class PredictorOptions:
-    """Everything a predictor may be configured with (from [evaluate] in the recipe, env or CLI)."""
+@dataclass(frozen=True)
+class PredictorOptions(PredictorFields):
+    """Everything a predictor is configured with: the fields declared once in schemas/config.py
+    (recipe keys and CLI flags), the key (from the environment) and the response cache folder."""
 
-    setting: str = _D.setting
-    model: str = _D.model
-    base_url: str = _D.base_url
     api_key: str = field(default="", repr=False)  # never stored, never logged
-    api_key_env: str = _D.api_key_env  # the variable the key is read from when api_key is empty
-    concurrency: int = _D.concurrency
-    timeout: float = _D.timeout
-    max_retries: int = _D.max_retries
-    backoff: float = _D.backoff
-    temperature: float = _D.temperature
-    max_tokens: int = _D.max_tokens
-    seed: int = _D.seed
-    context_words: int = _D.context_words
-    top_k: int = _D.top_k
     cache_dir: str = ""
-    prompts_file: str = _D.prompts_file
-    prompt_variant: str = "default"  # a [variants.*] table of the prompts file
-    embedding_model: str = _D.embedding_model
 
     def public(self) -> dict[str, Any]:
         """The options as stored with a run: without the key."""

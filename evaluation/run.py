@@ -58,15 +58,19 @@ def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[st
 
 
 def read_run_predictions(run_dir: str | Path) -> Iterator[dict[str, Any]]:
+    """A run's rows; the gold words are `surfaces` (runs stored before that call them `labels`)."""
     with open(Path(run_dir) / "predictions.jsonl", encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
-                yield json.loads(line)
+                row = json.loads(line)
+                if "surfaces" not in row and "labels" in row:
+                    row["surfaces"] = row.pop("labels")
+                yield row
 
 
 def analyse_run(run_dir: str | Path, dec: Decomposition, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The extended measures, recomputed from a run's stored predictions."""
-    rows = ((r["labels"], r["parsed"], r.get("ranked")) for r in read_run_predictions(run_dir))
+    rows = ((r["surfaces"], r["parsed"], r.get("ranked")) for r in read_run_predictions(run_dir))
     return analyse(rows, dec, bootstrap=bootstrap, seed=seed)
 
 
@@ -114,11 +118,8 @@ def evaluate_release(
         raise ValueError(f"release {release.dataset}/{release.version} has no '{split}' split "
                          f"(has: {', '.join(release.split_files())})")
     dec = decomposition or default_decomposition()
-    opts = replace(options or PredictorOptions(), setting=setting)
-    if model:
-        opts.model = model
-    if not opts.cache_dir:
-        opts.cache_dir = str(cache_dir(warehouse))
+    opts = options or PredictorOptions()
+    opts = replace(opts, setting=setting, model=model or opts.model, cache_dir=opts.cache_dir or str(cache_dir(warehouse)))
     ref = resolve(predictor)
     cls = load(ref)
     prompted = uses_prompts(cls)
@@ -150,7 +151,7 @@ def evaluate_release(
                     parsed = parse_answer(pred.output)
                     gold = list(row["surfaces"])
                     record: dict[str, Any] = {"post_id": row["post_id"], "segment_index": row["segment_index"],
-                                              "labels": gold, "output": pred.output, "parsed": parsed}
+                                              "surfaces": gold, "output": pred.output, "parsed": parsed}
                     for key in ("ranked", "usage", "error", "shots"):
                         if getattr(pred, key):
                             record[key] = getattr(pred, key)
@@ -167,7 +168,7 @@ def evaluate_release(
         _write_json(out / "config.json", config)
         raise
     # Scored from the stored file, as `express score` does: the two can never disagree.
-    metrics = aggregate(score_row(r["labels"], r["parsed"], dec) for r in read_run_predictions(out))
+    metrics = aggregate(score_row(r["surfaces"], r["parsed"], dec) for r in read_run_predictions(out))
     _write_json(out / "metrics.json", metrics)
     analysis = analyse_run(out, dec, bootstrap=bootstrap, seed=opts.seed)
     analysis["usage_new_tokens"] = dict(usage)

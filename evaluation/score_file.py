@@ -14,10 +14,14 @@ from evaluation.parsing import parse_answer, parse_labels
 from schemas.lexicon import Decomposition
 
 
-def read_predictions(path: str | Path, labels_field: str = "labels",
+GOLD_FIELDS = ("surfaces", "labels")  # our runs' name for the gold words, then the EXPRESS release's
+
+
+def read_predictions(path: str | Path, labels_field: str | None = None,
                      output_field: str = "output") -> Iterator[tuple[list[str], str | None]]:
-    """(gold labels, raw answer) per row; errors name the file and line. A file without a row is an
-    error: scoring it would print all zeros as if a model had answered everything wrongly."""
+    """(gold words, raw answer) per row; the gold words are `labels_field`, else `surfaces`, else
+    `labels`. Errors name the file and line. A file without a row is an error: scoring it would
+    print all zeros as if a model had answered everything wrongly."""
     p = Path(path)
     rows = 0
     for pair in _pairs(p, labels_field, output_field):
@@ -27,13 +31,14 @@ def read_predictions(path: str | Path, labels_field: str = "labels",
         raise ValueError(f"{p}: no predictions in the file (it is empty or holds only a header or blank lines)")
 
 
-def _pairs(p: Path, labels_field: str, output_field: str) -> Iterator[tuple[list[str], str | None]]:
+def _pairs(p: Path, labels_field: str | None, output_field: str) -> Iterator[tuple[list[str], str | None]]:
     if p.suffix.lower() == ".csv":
         # utf-8-sig: a spreadsheet's byte-order mark would otherwise be part of the first column's name
         with open(p, encoding="utf-8-sig", newline="") as fh:
             reader = csv.DictReader(fh)
             if reader.fieldnames is None:
                 return  # not even a header: empty
+            labels_field = labels_field or _gold_field(reader.fieldnames or [])
             for field in (labels_field, output_field):
                 if field not in (reader.fieldnames or []):
                     raise ValueError(f"{p}: no column '{field}' (columns: {reader.fieldnames})")
@@ -44,18 +49,25 @@ def _pairs(p: Path, labels_field: str, output_field: str) -> Iterator[tuple[list
         yield _pair(row, p, line_no, labels_field, output_field)
 
 
-def _pair(row: dict[str, Any], p: Path, line_no: int, labels_field: str, output_field: str) -> tuple[list[str], str | None]:
-    if labels_field not in row or output_field not in row:
-        raise ValueError(f"{p}:{line_no}: row needs '{labels_field}' and '{output_field}'")
+def _gold_field(keys: Any) -> str:
+    return next((f for f in GOLD_FIELDS if f in keys), GOLD_FIELDS[0])
+
+
+def _pair(row: dict[str, Any], p: Path, line_no: int, labels_field: str | None,
+          output_field: str) -> tuple[list[str], str | None]:
+    field = labels_field or _gold_field(row)
+    if field not in row or output_field not in row:
+        gold = f"'{labels_field}'" if labels_field else " or ".join(f"'{f}'" for f in GOLD_FIELDS)
+        raise ValueError(f"{p}:{line_no}: row needs {gold} and '{output_field}'")
     try:
-        labels = parse_labels(row[labels_field])
+        labels = parse_labels(row[field])
     except ValueError as exc:
         raise ValueError(f"{p}:{line_no}: {exc}") from exc
     out = row[output_field]
     return labels, out if out is None or isinstance(out, str) else json.dumps(out)
 
 
-def score_file(path: str | Path, dec: Decomposition, labels_field: str = "labels",
+def score_file(path: str | Path, dec: Decomposition, labels_field: str | None = None,
                output_field: str = "output") -> dict[str, float | int]:
     pairs = ((g, parse_answer(o)) for g, o in read_predictions(path, labels_field, output_field))
     return express_scores(pairs, dec)

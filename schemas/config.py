@@ -121,28 +121,46 @@ class GateConfig:
     chunk_mb: float = 16.0  # the texts are read about this much at a time (their facts go to GX, not them): bounds memory
 
 
+def option(default: Any, help: str, *, flag: str = "", sweep: bool = True) -> Any:
+    """A field of [evaluate] that is also a flag of `express evaluate` (and of `express sweep`
+    unless `sweep=False`: the sweep has list flags of its own for it). Help text may name
+    {predictors}, {settings} and {variants}, filled in by the CLI from the registry and
+    the prompts file."""
+    return field(default=default, metadata={"help": help, "flag": flag, "sweep": sweep})
+
+
 @dataclass(frozen=True)
-class EvaluateConfig:
-    split: str = "test"
-    predictor: str = "most-frequent"
-    setting: str = "zero-shot"
-    # Predictor options (evaluation/predictors.py::PredictorOptions); the API key only ever comes
-    # from the environment variable named by api_key_env, never from a file.
-    model: str = ""
-    base_url: str = ""
-    api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = 4
-    timeout: float = 60.0
-    max_retries: int = 5
-    backoff: float = 1.0
-    temperature: float = 0.0
-    max_tokens: int = 0
-    seed: int = 0
-    context_words: int = 30
-    top_k: int = 5
-    prompts_file: str = ""
-    embedding_model: str = ""
-    bootstrap: int = 1000
+class PredictorFields:
+    """Everything a predictor may be configured with, declared once: each field is a key of the
+    recipe's [evaluate] section, a CLI flag, and a field of evaluation.predictors.PredictorOptions.
+    The API key is none of them: it only ever comes from the variable named by api_key_env."""
+
+    setting: str = option("zero-shot", "prompt setting: {settings} (or one of --prompts FILE)", sweep=False)
+    model: str = option("", "model name on the server (openai-compatible) or model folder (hf-fill-mask)")
+    base_url: str = option("", "OpenAI-compatible server URL (default: $OPENAI_BASE_URL, else OpenAI)")
+    api_key_env: str = option("OPENAI_API_KEY", "environment variable holding the API key (the key is never stored)")
+    concurrency: int = option(4, "requests in flight at once")
+    timeout: float = option(60.0, "seconds per request")
+    max_retries: int = option(5, "retries of a rate-limited, failed or timed-out request")
+    backoff: float = option(1.0, "first retry delay in seconds, doubled per retry")
+    temperature: float = option(0.0, "sampling temperature", sweep=False)
+    max_tokens: int = option(0, "answer-length cap in tokens (0: the setting's cap, if any)")
+    seed: int = option(0, "seed of the few-shot sampling and the bootstrap")
+    context_words: int = option(30, "words each side of a mask that tfidf-logreg reads")
+    top_k: int = option(5, "ranked answers kept per mask (top-k accuracy)")
+    prompts_file: str = option("", "prompts TOML (default: the shipped evaluation/data/prompts.toml)", flag="--prompts")
+    prompt_variant: str = option("default", "prompt variant: {variants}", sweep=False)
+    embedding_model: str = option("", "sentence-embedding model folder or package for few-shot-nearest "
+                                      "(default: TF-IDF)")
+
+
+@dataclass(frozen=True)
+class EvaluateConfig(PredictorFields):
+    """The recipe's [evaluate] section: the predictor's fields plus what the run itself needs."""
+
+    split: str = option("test", "split to score: validation or test")
+    predictor: str = option("most-frequent", "{predictors}, an installed plugin's name, or PKG.MODULE:CLASS")
+    bootstrap: int = option(1000, "bootstrap resamples for the 95 %% intervals")
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,46 @@ from dataclasses import fields
 from typing import Any
 
 from flows import process
+from schemas.config import EvaluateConfig
 from flows.cli.core import warehouse_arg
 
-# flag name -> PredictorOptions field, for the options a user can set per run
-OPTION_FLAGS = {
-    "base_url": str, "concurrency": int, "timeout": float, "max_retries": int, "temperature": float,
-    "max_tokens": int, "seed": int, "top_k": int, "context_words": int, "prompts_file": str,
-    "embedding_model": str, "api_key_env": str, "prompt_variant": str,
-}
-SWEEP_FLAGS = {k: v for k, v in OPTION_FLAGS.items() if k not in ("temperature", "prompt_variant")}
+# The fields the run reads itself; every other [evaluate] field is a predictor option.
+RUN_FIELDS = ("split", "predictor", "setting", "model", "bootstrap")
+
+
+def help_names() -> dict[str, str]:
+    """What help texts list: our predictors (the registry), the shipped prompt settings and variants."""
+    from evaluation.prompts import load_prompts
+    from evaluation.registry import BUILTIN
+
+    prompts = load_prompts()
+    return {"predictors": ", ".join(BUILTIN), "settings": ", ".join(prompts.settings),
+            "variants": ", ".join(prompts.variants)}
+
+
+class NamesHelpFormatter(argparse.HelpFormatter):
+    """Fills {predictors}, {settings} and {variants} in when help is shown, so building the parser
+    imports neither the registry nor the prompts file."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        if text and "{" in text:
+            text = text.format(**help_names())
+        return text
+
+
+def add_option_flags(p: argparse.ArgumentParser, sweep: bool = False) -> None:
+    """One flag per field of the recipe's [evaluate] section (schemas/config.py), with its help text.
+    Flags default to None, so a recipe's value shows through when a flag is not given."""
+    for f in sorted(fields(EvaluateConfig), key=lambda f: f.name not in RUN_FIELDS):  # the run's own first
+        if sweep and not f.metadata["sweep"]:
+            continue
+        flag = f.metadata["flag"] or "--" + f.name.replace("_", "-")
+        where = f" ([evaluate] {f.name}; default {f.default!r})"
+        if isinstance(f.default, bool):
+            p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, help=f.metadata["help"] + where)
+        else:
+            p.add_argument(flag, dest=f.name, type=type(f.default), help=f.metadata["help"] + where)
 
 
 def _decomposition(path: str | None) -> Any:
@@ -42,22 +73,16 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(run settings, predictor options) from the recipe and the flags; no key in either."""
-    from evaluation.predictors import PredictorOptions
+    """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either."""
     from schemas.config import load_recipe
 
     cfg = load_recipe(args.config).evaluate
-    known = {f.name for f in fields(PredictorOptions)}
-    options = {k: v for k, v in vars(cfg).items() if k in known and k not in ("setting", "model")}
-    for name in OPTION_FLAGS:
-        if getattr(args, name, None) is not None:
-            options[name] = getattr(args, name)
-    run = {"split": args.split or cfg.split, "predictor": args.predictor or cfg.predictor,
-           "setting": args.setting or cfg.setting, "model": args.model or cfg.model,
-           "bootstrap": args.bootstrap if args.bootstrap is not None else cfg.bootstrap}
+    values = {f.name: getattr(args, f.name, None) for f in fields(cfg)}
+    values = {k: getattr(cfg, k) if v is None else v for k, v in values.items()}
+    run = {k: values.pop(k) for k in RUN_FIELDS}
     if run["split"] == "train":
         raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
-    return run, options
+    return run, values
 
 
 def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -> bool:
@@ -200,43 +225,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="EXPRESS metrics for a predictions file (JSONL or CSV)")
     p.add_argument("--predictions", required=True)
     p.add_argument("--lexicon", help="decomposition CSV (default: the shipped one)")
-    p.add_argument("--labels-field", default="labels")
+    p.add_argument("--labels-field", help="field of the gold words (default: surfaces, else labels)")
     p.add_argument("--output-field", default="output", help="field holding the raw model answer")
     p.set_defaults(func=cmd_score)
 
-    p = sub.add_parser("evaluate", help="score a predictor on a published release and store the run")
+    p = sub.add_parser("evaluate", help="score a predictor on a published release and store the run",
+                       formatter_class=NamesHelpFormatter)
     p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
-    p.add_argument("--split", help="default: [evaluate] split, else test")
-    p.add_argument("--predictor", help="most-frequent, all-zero, context-lexicon, tfidf-logreg, openai-compatible, "
-                                       "hf-fill-mask, an installed plugin's name, or PKG.MODULE:CLASS")
-    p.add_argument("--setting", help="zero-shot, few-shot-random, few-shot-nearest, chain-of-thought")
-    p.add_argument("--model", help="model name on the server (openai-compatible) or model folder (hf-fill-mask)")
     p.add_argument("--limit", type=int)
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
-    p.add_argument("--bootstrap", type=int, help="bootstrap resamples for the 95 %% intervals")
     p.add_argument("--no-report", action="store_true", help="do not write the Markdown report")
-    for name, kind in OPTION_FLAGS.items():
-        flag = "--prompts" if name == "prompts_file" else "--" + name.replace("_", "-")
-        p.add_argument(flag, dest=name, type=kind)
+    add_option_flags(p)
     warehouse_arg(p)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("sweep", help="run a grid of settings x temperatures x prompt variants; one table with "
-                                     "AccL/AccV/F1V and how concentrated the answers are")
+                                     "AccL/AccV/F1V and how concentrated the answers are",
+                       formatter_class=NamesHelpFormatter)
     p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
-    p.add_argument("--predictor", help="a predictor that takes prompts (default: [evaluate] predictor)")
-    p.add_argument("--settings", required=True, help="comma-separated prompt settings, e.g. zero-shot,few-shot-random")
+    p.add_argument("--settings", required=True, help="comma-separated prompt settings: {settings}")
     p.add_argument("--temperatures", default="0", help="comma-separated sampling temperatures (default 0)")
-    p.add_argument("--prompt-variants", help="comma-separated [variants.*] of the prompts file (default: default)")
-    p.add_argument("--split", help="default: [evaluate] split, else test")
-    p.add_argument("--model", help="model name on the server")
+    p.add_argument("--prompt-variants", help="comma-separated prompt variants (default: default): {variants}")
     p.add_argument("--limit", type=int)
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
-    p.add_argument("--bootstrap", type=int, help="bootstrap resamples for the 95 %% intervals")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    for name, kind in SWEEP_FLAGS.items():
-        flag = "--prompts" if name == "prompts_file" else "--" + name.replace("_", "-")
-        p.add_argument(flag, dest=name, type=kind)
+    add_option_flags(p, sweep=True)
     warehouse_arg(p)
     p.set_defaults(func=cmd_sweep, setting=None)
 

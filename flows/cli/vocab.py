@@ -94,6 +94,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=cmd_check)
     s = vsub.add_parser("score", help="AccL (surface words) and AccC (canonical labels) of a predictions file")
     s.add_argument("--predictions", required=True, help="JSONL or CSV, as `express score` reads it")
-    s.add_argument("--labels-field", default="labels")
+    s.add_argument("--labels-field", help="field of the gold words (default: surfaces, else labels)")
     s.add_argument("--output-field", default="output", help="field holding the raw model answer")
     s.set_defaults(func=cmd_score)

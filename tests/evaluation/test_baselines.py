@@ -52,7 +52,7 @@ def test_tfidf_classifier_learns_from_train_and_beats_the_prior_on_tiny(tiny_rel
     config = json.loads((clf.path / "config.json").read_text())
     assert config["setting"] == "-" and config["predictor_details"]["trained_masks"] > 0
     preds = list(read_run_predictions(clf.path))
-    assert all(len(p["ranked"]) == len(p["labels"]) for p in preds)
+    assert all(len(p["ranked"]) == len(p["surfaces"]) for p in preds)
     analysis = json.loads((clf.path / "analysis.json").read_text())
     assert analysis["top_k"]["5"] >= analysis["top_k"]["1"] == pytest.approx(clf.metrics["AccL"])
 

@@ -53,9 +53,9 @@ def test_hf_fill_mask_runs_through_the_cli_on_the_demo_release(demo_build, tiny_
     assert runs[0] == runs[1]  # deterministic: same model, same answers, same ranks
     preds = runs[0]
     assert len(preds) == 20 and outs[0]["VRate"] == 1.0
-    assert any(len(p["labels"]) > 1 for p in preds)  # multi-mask rows are among them
+    assert any(len(p["surfaces"]) > 1 for p in preds)  # multi-mask rows are among them
     for p in preds:
-        assert len(p["ranked"]) == len(p["parsed"]) == len(p["labels"])  # one answer and one ranking per mask
+        assert len(p["ranked"]) == len(p["parsed"]) == len(p["surfaces"])  # one answer and one ranking per mask
         assert all(len(r) == 4 for r in p["ranked"]) and [r[0] for r in p["ranked"]] == p["parsed"]
     config = json.loads((Path(outs[0]["path"]) / "config.json").read_text())
     details = config["predictor_details"]

@@ -124,4 +124,4 @@ def test_the_custom_predictor_of_the_docs_runs_as_written(tiny_release, prefect_
     train = pq.read_table(Release.find(Warehouse.at(wh), rel).split_file("train")).to_pylist()
     top = Counter(w.lower() for r in train for w in r["surfaces"]).most_common(1)[0][0]  # one subreddit in tiny
     preds = [json.loads(line) for line in (Path(out["path"]) / "predictions.jsonl").read_text().splitlines()]
-    assert out["VRate"] == 1.0 and all(p["parsed"] == [top] * len(p["labels"]) for p in preds)
+    assert out["VRate"] == 1.0 and all(p["parsed"] == [top] * len(p["surfaces"]) for p in preds)

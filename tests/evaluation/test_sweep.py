@@ -56,8 +56,8 @@ def test_sweep_prints_the_grid_with_concentration_measures_checked_against_scipy
             (row["setting"], row["variant"], row["temperature"])
         preds = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
         assert [parse_answer(p["output"]) for p in preds] == [p["parsed"] for p in preds]
-        human = Counter(w.lower() for p in preds for w in p["labels"])
-        model = Counter(w.lower() for p in preds if p["parsed"] and len(p["parsed"]) == len(p["labels"]) for w in p["parsed"])
+        human = Counter(w.lower() for p in preds for w in p["surfaces"])
+        model = Counter(w.lower() for p in preds if p["parsed"] and len(p["parsed"]) == len(p["surfaces"]) for w in p["parsed"])
         labels = sorted(set(human) | set(model))
         assert row["VRate"] == 1.0  # the JSON answers are read too
         assert row["entropy_bits"] == pytest.approx(entropy([model[w] for w in labels], base=2), abs=1e-9)
