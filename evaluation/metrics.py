@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from schemas.lexicon import Decomposition, Vector
+if TYPE_CHECKING:  # only for annotations: `express export lm-eval` ships this file as it is, on its own
+    from schemas.lexicon import Decomposition, Vector
 
 
 def binary_f1(gold: Vector, pred: Vector) -> float:

@@ -117,6 +117,7 @@ class BasePredictor:
 
     name = "base"
     uses_prompts = False
+    progress: Any = None  # the runner's progress meter (evaluation/progress.py), for predictors that tick per row
 
     def __init__(self, options: PredictorOptions | None = None) -> None:
         self.options = options or PredictorOptions()

@@ -18,7 +18,8 @@ from schemas.records import MASK
 PROMPTS_FILE = Path(__file__).parent / "data" / "prompts.toml"
 SELECTIONS = ("none", "random", "nearest")
 DEFAULT_VARIANT = "default"
-_SETTING_KEYS = {"description", "examples", "selection", "system", "user", "max_tokens"}
+_SETTING_KEYS = {"description", "examples", "selection", "system", "user", "max_tokens", "answer_tokens",
+                 "tokens_per_mask", "reasoning"}
 _VARIANT_KEYS = {"description", "system", "answer_format"}
 _FORMAT_KEYS = {"phrase", "style"}
 # How an answer (a few-shot example's gold words, the format example) is written, per style.
@@ -48,9 +49,16 @@ class PromptSetting:
     user: str
     examples: int
     selection: str
-    max_tokens: int
+    max_tokens: int  # a fixed answer-length cap (0: answer_tokens + tokens_per_mask per mask)
     answer_format: AnswerFormat
     variant: str = DEFAULT_VARIANT
+    answer_tokens: int = 0
+    tokens_per_mask: int = 0
+    reasoning: bool = False  # the model reasons before it answers (a structured answer holds both)
+
+    def answer_budget(self, k: int) -> int:
+        """Most tokens an answer to a text with k masks may take (0 = no cap)."""
+        return self.max_tokens or (self.answer_tokens + self.tokens_per_mask * k)
 
 
 @dataclass(frozen=True)
@@ -123,9 +131,11 @@ def load_prompts(path: str | Path | None = None) -> PromptSet:
         user = entry.get("user", base.get("user", ""))
         if "{text}" not in user:
             raise ValueError(f"{p} [settings.{name}]: the user template needs a {{text}} placeholder")
+        budget = {key: int(entry.get(key, base.get(key, 0))) for key in ("max_tokens", "answer_tokens", "tokens_per_mask")}
         settings[name] = PromptSetting(name, entry.get("description", ""), entry.get("system", base.get("system", "")),
-                                       user, examples, selection, int(entry.get("max_tokens", 0)),
-                                       formats[default_format])
+                                       user, examples, selection, budget["max_tokens"], formats[default_format],
+                                       answer_tokens=budget["answer_tokens"], tokens_per_mask=budget["tokens_per_mask"],
+                                       reasoning=bool(entry.get("reasoning", False)))
     if not settings:
         raise ValueError(f"{p}: no [settings.*] tables")
     variants = {DEFAULT_VARIANT: PromptVariant(DEFAULT_VARIANT, "the settings as written", "", "")}

@@ -24,6 +24,7 @@ BUILTIN: dict[str, str] = {
     "tfidf-logreg": "evaluation.baselines:TfidfLogReg",
     "openai-compatible": "evaluation.chat:ChatPredictor",
     "hf-fill-mask": "evaluation.fill_mask:FillMaskPredictor",
+    "hf-chat": "evaluation.hf_chat:HFChatPredictor",
 }
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 

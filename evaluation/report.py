@@ -55,6 +55,11 @@ def _bar_dims(analysis: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def _cell(text: str) -> str:
+    """An answer quoted in a Markdown table cell."""
+    return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
+
+
 def _interval(lo_hi: list[float] | None) -> str:
     return f"{lo_hi[0]:.4f} to {lo_hi[1]:.4f}" if lo_hi else "-"
 
@@ -79,11 +84,20 @@ def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
         f"{metrics['rows']} rows, {metrics['masks']} masks.", "",
         "| metric | value | 95 % interval |", "|---|---|---|",
     ]
+    if speed := analysis.get("throughput"):
+        lines[-2:-2] = [f"Answered in {speed['seconds']:.1f} s: {speed['rows_per_s']:.2f} rows/s, "
+                        f"{speed['new_completion_tokens_per_s']:.1f} new answer tokens/s.", ""]
     for m, value in (*((m, metrics[m]) for m in ("AccL", "AccV", "F1V", "VRate")), ("Hamming", analysis["Hamming"])):
         lines.append(f"| {m} | {value:.4f} | {_interval(ci.get(m))} |")
     lines.append(f"| canonical accuracy ({analysis['canonical_mapping']}) | {analysis['canonical_accuracy']:.4f} | - |")
     for k, v in (analysis.get("top_k") or {}).items():
         lines.append(f"| top-{k} accuracy | {v:.4f} | - |")
+    shapes = analysis.get("invalid_shapes") or []
+    if shapes:
+        lines += ["", "## Invalid answers", "",
+                  f"{analysis['invalid_rows']} of {metrics['rows']} answers were not a list of as many words as masks. "
+                  "The commonest shapes:", "", "| shape | rows | examples |", "|---|---|---|"]
+        lines += [f"| {s['shape']} | {s['rows']} | {' / '.join(_cell(e) for e in s['examples'])} |" for s in shapes]
     lines += ["", "## Label distributions", "",
               "| | masks | distinct labels | entropy (bits) | share of top label |", "|---|---|---|---|---|"]
     for who in ("human", "model"):

@@ -24,9 +24,11 @@ from typing import Any
 from common.parquet import iter_rows
 from common.versioning import code_version
 from evaluation.analysis import analyse
+from evaluation.invalid import invalid_shapes
 from evaluation.metrics import aggregate, score_row
 from evaluation.parsing import parse_answer
 from evaluation.predictors import Item, Prediction, PredictorOptions, TrainItem
+from evaluation.progress import Progress
 from evaluation.registry import PredictorError, load, resolve, uses_prompts
 from schemas.lexicon import Decomposition, data_versions, default_decomposition
 from warehouse.layout import Warehouse
@@ -72,6 +74,12 @@ def analyse_run(run_dir: str | Path, dec: Decomposition, bootstrap: int = 1000, 
     """The extended measures, recomputed from a run's stored predictions."""
     rows = ((r["surfaces"], r["parsed"], r.get("ranked")) for r in read_run_predictions(run_dir))
     return analyse(rows, dec, bootstrap=bootstrap, seed=seed)
+
+
+def split_rows(release: Release, split: str) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(release.split_file(split)).metadata.num_rows
 
 
 def train_items(release: Release) -> Iterator[TrainItem]:
@@ -123,9 +131,6 @@ def evaluate_release(
     ref = resolve(predictor)
     cls = load(ref)
     prompted = uses_prompts(cls)
-    runner = cls(opts)
-    if callable(getattr(runner, "fit", None)):
-        runner.fit(train_items(release))
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", predictor)[:60]
     run_id = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{slug}-{uuid.uuid4().hex[:6]}"
     out = warehouse.evaluation_dir(run_id)
@@ -142,11 +147,18 @@ def evaluate_release(
     _write_json(out / "config.json", config)
     usage: Counter[str] = Counter()
     counts: Counter[str] = Counter()
-    try:
+    try:  # a model that cannot be loaded, a server that is down: a failed run that says why
+        runner = cls(opts)
+        if callable(getattr(runner, "fit", None)):
+            runner.fit(train_items(release))
+        progress = Progress(min(split_rows(release, split), limit if limit is not None else 1 << 62))
+        if hasattr(runner, "progress"):
+            runner.progress = progress  # ticks per row; others advance per batch
         rows = islice(iter_rows(release.split_file(split)), limit)
         with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
             for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
                 items = [Item.from_row(r) for r in batch]  # all the predictor sees of this batch
+                done = progress.done
                 for row, pred in zip(batch, _predict(runner, items, predictor)):
                     parsed = parse_answer(pred.output)
                     gold = list(row["surfaces"])
@@ -163,6 +175,7 @@ def evaluate_release(
                         usage[key] += (pred.usage or {}).get(key, 0) * (not pred.cached)
                     fh.write(json.dumps(record, ensure_ascii=False) + "\n")
                 fh.flush()
+                progress.reach(done + len(batch))
     except BaseException as exc:
         config.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:500])
         _write_json(out / "config.json", config)
@@ -174,6 +187,12 @@ def evaluate_release(
     analysis["usage_new_tokens"] = dict(usage)
     analysis["answers_from_cache"] = counts["cached"]
     analysis["request_errors"] = counts["errors"]
+    analysis["invalid_shapes"] = invalid_shapes(read_run_predictions(out))
+    seconds = progress.seconds
+    analysis["throughput"] = {"seconds": round(seconds, 3), "rows_per_s": progress.done / seconds if seconds else 0.0,
+                              "new_completion_tokens_per_s": usage["completion_tokens"] / seconds if seconds else 0.0}
+    if seconds >= progress.every:  # a run long enough to have shown progress says how it ended
+        progress.close()
     _write_json(out / "analysis.json", analysis)
     details = runner.describe() if callable(getattr(runner, "describe", None)) else {}
     config.update(status="complete", predictor_details=details,

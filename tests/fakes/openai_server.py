@@ -7,6 +7,7 @@ of seconds to stall before answering (the client times out first). Without a fau
 and Authorization header is recorded, and the most requests it held at once (`max_in_flight`);
 `hold_until_in_flight = n` holds each request until n are in (at most 30 s), so a client that
 sends n at once is seen sending them together.
+`refuse_response_format` makes it answer 400 to any request with a response_format.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class FakeOpenAIServer:
     def __init__(self, responder: Responder = default_responder) -> None:
         self.responder = responder
         self.faults: deque[str | float] = deque()
+        self.refuse_response_format = False
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self.max_in_flight = 0
@@ -103,6 +105,9 @@ class FakeOpenAIServer:
                         fake._in_flight -= 1
 
             def _answer(self, body: dict[str, Any], fault: str | float | None) -> None:
+                if fault is None and fake.refuse_response_format and "response_format" in body:
+                    self._send(400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}})
+                    return
                 if fault == "429":
                     self._send(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}}, {"Retry-After": "0"})
                     return

@@ -1,0 +1,45 @@
+"""Structured answers: a JSON object holding exactly k emotion words, asked of a server as a
+response format and enforced in local generation (evaluation/constrained.py).
+
+`--answers structured` (the default) asks for {"answers": [k words]} ({"reasoning": ..., "answers":
+[...]} for a setting that reasons first); `--answers free` sends the prompt alone. The prompt text
+is the same either way, so the two can be compared. Servers spell the request differently: OpenAI,
+vLLM and llama.cpp's llama-server take `json_schema`; llama-cpp-python's server takes
+`json_object` with a `schema`. A server that refuses one spelling gets the next, once, visibly;
+one that refuses all gets free text.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+MODES = ("structured", "free")
+WORD_CHARS = 24  # longest answer word (the longest label in the EXPRESS data has 14 letters)
+REASONING_CHARS = 2000  # longest reasoning before a structured answer
+# response_format spellings, tried in this order; "free" sends none
+FORMATS = ("json_schema", "json_object", "free")
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"--answers must be one of {', '.join(MODES)}, got '{mode}'")
+    return mode
+
+
+def answer_schema(k: int, reasoning: bool = False) -> dict[str, Any]:
+    """A JSON schema for exactly k short words (after a bounded reasoning text, if asked)."""
+    words = {"type": "array", "minItems": k, "maxItems": k,
+             "items": {"type": "string", "minLength": 1, "maxLength": WORD_CHARS}}
+    props: dict[str, Any] = {"answers": words}
+    if reasoning:
+        props = {"reasoning": {"type": "string", "maxLength": REASONING_CHARS}, "answers": words}
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+def response_format(spelling: str, k: int, reasoning: bool = False) -> dict[str, Any] | None:
+    """The request's `response_format` in one server's spelling (None: free text)."""
+    schema = answer_schema(k, reasoning)
+    if spelling == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "answers", "strict": True, "schema": schema}}
+    if spelling == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None

@@ -1,0 +1,72 @@
+"""How many requests a chat server gets at once: as many as it has slots when it says so (llama.cpp's
+llama-server reports `total_slots` at /props), else found by trying.
+
+Without a slot count the window starts at one request and widens one step at a time while rows
+finish faster; the first step that brings no gain is taken back and the window stays there. A
+one-slot server (llama-cpp-python's server answers one request at a time) thus settles at one
+request after a few rows, and a batching server (vLLM) climbs to the `--concurrency` cap. A
+timeout narrows the window to one request for the rest of the run: a server that times out is
+saturated, and sending more in parallel would only make it compute abandoned answers.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+GAIN = 1.2  # a wider window must finish rows at least this much faster to stay
+
+
+class AdaptiveWindow:
+    def __init__(self, cap: int, slots: int | None = None) -> None:
+        self.cap = max(1, cap)
+        self.slots = slots
+        self.limit = min(self.cap, slots) if slots else 1
+        self.settled = bool(slots) or self.cap == 1
+        self.in_flight = 0
+        self.timeouts = 0
+        self.history: list[int] = [self.limit]
+        self._cond = threading.Condition()
+        self._best = 0.0  # rows/s at the previous width
+        self._done = 0
+        self._since = time.monotonic()
+
+    def __enter__(self) -> "AdaptiveWindow":
+        with self._cond:
+            while self.in_flight >= self.limit:
+                self._cond.wait()
+            self.in_flight += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self.in_flight -= 1
+            self._cond.notify_all()
+
+    @property
+    def queue_factor(self) -> int:
+        """Requests of ours a request may wait behind on the server: the window, beyond known slots."""
+        return 1 if self.slots else self.limit
+
+    def finished(self) -> None:
+        """A row was answered: after a few rows at this width, widen or settle."""
+        with self._cond:
+            if self.settled:
+                return
+            self._done += 1
+            if self._done < 4 * (self.limit + 1):  # enough rows to tell a gain from row-to-row noise
+                return
+            rate = self._done / max(time.monotonic() - self._since, 1e-9)
+            if rate > self._best * GAIN and self.limit < self.cap:
+                self._best, self.limit = rate, self.limit + 1
+            else:  # at the cap, or no faster than one step narrower: stay there
+                self.limit -= rate <= self._best * GAIN and self.limit > 1
+                self.settled = True
+            self.history.append(self.limit)
+            self._done, self._since = 0, time.monotonic()
+            self._cond.notify_all()
+
+    def timed_out(self) -> None:
+        with self._cond:
+            self.timeouts += 1
+            self.limit, self.settled = 1, True
+            self.history.append(1)
