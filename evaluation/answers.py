@@ -14,6 +14,9 @@ from typing import Any
 
 MODES = ("structured", "free")
 WORD_CHARS = 24  # longest answer word (the longest label in the EXPRESS data has 14 letters)
+# One lower-case word, bounded in the pattern itself: llama.cpp's grammar ignores maxLength beside a
+# pattern, and a free string lets a small model write code or prose until the answer is cut off.
+WORD_PATTERN = f"^[a-z][a-z'-]{{0,{WORD_CHARS - 1}}}$"
 REASONING_CHARS = 2000  # longest reasoning before a structured answer
 # response_format spellings, tried in this order; "free" sends none
 FORMATS = ("json_schema", "json_object", "free")
@@ -28,7 +31,7 @@ def check_mode(mode: str) -> str:
 def answer_schema(k: int, reasoning: bool = False) -> dict[str, Any]:
     """A JSON schema for exactly k short words (after a bounded reasoning text, if asked)."""
     words = {"type": "array", "minItems": k, "maxItems": k,
-             "items": {"type": "string", "minLength": 1, "maxLength": WORD_CHARS}}
+             "items": {"type": "string", "pattern": WORD_PATTERN}}
     props: dict[str, Any] = {"answers": words}
     if reasoning:
         props = {"reasoning": {"type": "string", "maxLength": REASONING_CHARS}, "answers": words}

@@ -74,12 +74,14 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either."""
+    from evaluation.answers import check_mode
     from schemas.config import load_recipe
 
     cfg = load_recipe(args.config).evaluate
     values = {f.name: getattr(args, f.name, None) for f in fields(cfg)}
     values = {k: getattr(cfg, k) if v is None else v for k, v in values.items()}
     run = {k: values.pop(k) for k in RUN_FIELDS}
+    check_mode(values["answers"])
     if run["split"] == "train":
         raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
     return run, values
