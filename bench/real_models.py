@@ -86,7 +86,7 @@ def real_text_release(dev: Path, root: Path) -> str:
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
-    from warehouse.parquet import ParquetSink
+    from common.parquet import ParquetSink
     from warehouse.publish import publish_release
 
     from evaluation.parsing import parse_labels

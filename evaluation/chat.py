@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from common.errors import UserError
 from evaluation.answers import FORMATS, response_format
 from evaluation.cache import ResponseCache, cache_key
 from evaluation.concurrency import AdaptiveWindow
@@ -36,7 +37,7 @@ CHARS_PER_TOKEN = 4
 _TOO_LONG = re.compile(r"context length|context window|n_ctx|too long|maximum context|context_length_exceeded", re.I)
 
 
-class ChatConfigError(RuntimeError):
+class ChatConfigError(UserError):
     """The server refused the run as configured (bad key, unknown model, wrong URL, down, a prompt
     longer than the model's context): stop, do not guess."""
 

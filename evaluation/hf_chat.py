@@ -14,17 +14,18 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+from common.errors import UserError
 from evaluation.predictors import Item, Prediction, PredictorOptions
 from evaluation.prompted import PromptedPredictor
 
 HF_CHAT_EXTRA = ".venv/bin/pip install -c constraints.txt -e '.[llm]'"
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(UserError):
     """The model named by --model is missing or cannot be loaded; the message says which and why."""
 
 
-class ContextError(RuntimeError):
+class ContextError(UserError):
     """A prompt and its answer do not fit the model's context."""
 
 

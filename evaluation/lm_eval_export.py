@@ -14,12 +14,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.parquet import iter_rows
 from schemas.lexicon import DATA_DIR, data_versions
 
 from evaluation.predictors import Item
 from evaluation.prompts import DEFAULT_VARIANT, load_prompts, render_user
 from warehouse.layout import Warehouse
-from warehouse.parquet import iter_rows
 from warehouse.publish import Release
 
 HERE = Path(__file__).parent

@@ -12,8 +12,9 @@ from dataclasses import fields
 from typing import Any
 
 from flows import process
-from schemas.config import EvaluateConfig
 from flows.cli.core import warehouse_arg
+from flows.cli.errors import exit_code, explain
+from schemas.config import EvaluateConfig
 
 # The fields the run reads itself; every other [evaluate] field is a predictor option.
 RUN_FIELDS = ("split", "predictor", "setting", "model", "bootstrap")
@@ -124,9 +125,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     try:
         out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
                             run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report)
-    except Exception as exc:  # one line, non-zero exit; the run folder (if any) is marked failed
-        print(f"express evaluate: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    except Exception as exc:  # one line; the run folder (if any) is marked failed
+        print(f"express evaluate: {explain(exc)}", file=sys.stderr)
+        return exit_code(exc)
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"report": out["report"]} if out.get("report") else {})}))
     if out["metrics"]["VRate"] < HINT_BELOW:
@@ -186,9 +187,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     try:
         runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
                           [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"])
-    except Exception as exc:  # one line, non-zero exit; finished cells stay stored
-        print(f"express sweep: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    except Exception as exc:  # one line; finished cells stay stored
+        print(f"express sweep: {explain(exc)}", file=sys.stderr)
+        return exit_code(exc)
     print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 

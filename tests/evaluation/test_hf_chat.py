@@ -93,7 +93,7 @@ def test_bad_models_and_a_prompt_too_long_fail_the_run_in_one_line(tiny_release,
         before = {p.name for p in (wh / "evaluations").glob("*")} if (wh / "evaluations").exists() else set()
         code, out, err = run_cli(capsys, "--release", tiny_release["release"], "--warehouse", str(wh),
                                  "--predictor", "hf-chat", "--limit", "2", *args)
-        assert code == 1 and out == "" and cause in err and len(err.strip().splitlines()) == 1, err
+        assert code == 2 and out == "" and cause in err and len(err.strip().splitlines()) == 1, err
         [new] = [p for p in (wh / "evaluations").glob("*") if p.name not in before]
         config = json.loads((new / "config.json").read_text())
         assert config["status"] == "failed" and cause in config["error"]

@@ -86,7 +86,7 @@ def test_a_prompt_longer_than_the_context_fails_the_run_and_caches_nothing(llama
     code, _, err = evaluate(capsys, "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
                             "--predictor", "openai-compatible", "--model", llama_server.model, "--base-url",
                             llama_server.base_url, "--prompts", str(long_prompts), "--limit", "2")
-    assert code == 1 and "longer than the context" in err and len(err.strip().splitlines()) == 1, err
+    assert code == 2 and "longer than the context" in err and len(err.strip().splitlines()) == 1, err
     assert (set(cache.rglob("*.json")) if cache.exists() else set()) == before
 
 
@@ -94,7 +94,7 @@ def test_a_server_that_is_down_fails_the_run_in_one_line(tiny_release, prefect_h
     url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     code, _, err = evaluate(capsys, "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
                             "--predictor", "openai-compatible", "--model", "m-down", "--base-url", url, "--limit", "2")
-    assert code == 1 and "cannot reach the server" in err and len(err.strip().splitlines()) == 1, err
+    assert code == 2 and "cannot reach the server" in err and len(err.strip().splitlines()) == 1, err
     configs = [json.loads(p.read_text()) for p in (Path(tiny_release["warehouse"]) / "evaluations").glob("*/config.json")]
     assert any(c["model"] == "m-down" and c["status"] == "failed" for c in configs)
 
