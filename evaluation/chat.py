@@ -161,7 +161,7 @@ class ChatPredictor(PromptedPredictor):
             spelling = self.spelling
             params = self.params(k, spelling)
             key = cache_key(self.options.model, messages, params)
-            if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            if (hit := self._cached(messages, k, spelling)) is not None:
                 self._count("cache_hits")
                 return Prediction(hit["content"], usage=hit.get("usage"), cached=True)
             try:
@@ -202,8 +202,23 @@ class ChatPredictor(PromptedPredictor):
                                           f"shorter setting (zero-shot) or a model with a longer context") from None
                 self._count("failed")
                 return Prediction(None, error=f"{exc.status_code}: {str(exc.message)[:200]}")
-            window.finished()
+            window.finished(resp.usage.total_tokens if resp.usage else 1)
             return self._answer(resp, key)
+
+    def _cached(self, messages: list[dict[str, str]], k: int, spelling: str) -> dict[str, Any] | None:
+        """A cached answer in this spelling or, for structured answers, a later one this server was
+        answered in before (a rerun then does not ask again what the server refused last time)."""
+        if self.cache is None:
+            return None
+        later = [spelling] if spelling == "free" else [s for s in FORMATS[FORMATS.index(spelling):] if s != "free"]
+        for candidate in later:
+            hit = self.cache.get(cache_key(self.options.model, messages, self.params(k, candidate)))
+            if hit is not None:
+                with self._lock:
+                    if FORMATS.index(candidate) > FORMATS.index(self.spelling):
+                        self.spelling = candidate
+                return hit
+        return None
 
     def _answer(self, resp: Any, key: str) -> Prediction:
         content = resp.choices[0].message.content or ""

@@ -1,8 +1,9 @@
 """How many requests a chat server gets at once: as many as it has slots when it says so (llama.cpp's
 llama-server reports `total_slots` at /props), else found by trying.
 
-Without a slot count the window starts at one request and widens one step at a time while rows
-finish faster; the first step that brings no gain is taken back and the window stays there. A
+Without a slot count the window starts at one request and widens one step at a time while the
+server gets through more tokens per second (tokens, not rows: rows differ in length); the first
+step that brings no gain is taken back and the window stays there. A
 one-slot server (llama-cpp-python's server answers one request at a time) thus settles at one
 request after a few rows, and a batching server (vLLM) climbs to the `--concurrency` cap. A
 timeout narrows the window to one request for the rest of the run: a server that times out is
@@ -13,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 
-GAIN = 1.2  # a wider window must finish rows at least this much faster to stay
+GAIN = 1.2  # a wider window must get through at least this many times the tokens per second to stay
 
 
 class AdaptiveWindow:
@@ -26,8 +27,9 @@ class AdaptiveWindow:
         self.timeouts = 0
         self.history: list[int] = [self.limit]
         self._cond = threading.Condition()
-        self._best = 0.0  # rows/s at the previous width
+        self._best = 0.0  # tokens/s at the previous width
         self._done = 0
+        self._tokens = 0
         self._since = time.monotonic()
 
     def __enter__(self) -> "AdaptiveWindow":
@@ -47,22 +49,24 @@ class AdaptiveWindow:
         """Requests of ours a request may wait behind on the server: the window, beyond known slots."""
         return 1 if self.slots else self.limit
 
-    def finished(self) -> None:
-        """A row was answered: after a few rows at this width, widen or settle."""
+    def finished(self, tokens: int = 1) -> None:
+        """A row was answered with `tokens` of prompt and answer: after a few rows at this width,
+        widen or settle."""
         with self._cond:
             if self.settled:
                 return
             self._done += 1
-            if self._done < 4 * (self.limit + 1):  # enough rows to tell a gain from row-to-row noise
+            self._tokens += max(1, tokens)
+            if self._done < 4 * (self.limit + 1):  # enough rows to tell a gain from noise
                 return
-            rate = self._done / max(time.monotonic() - self._since, 1e-9)
+            rate = self._tokens / max(time.monotonic() - self._since, 1e-9)
             if rate > self._best * GAIN and self.limit < self.cap:
                 self._best, self.limit = rate, self.limit + 1
             else:  # at the cap, or no faster than one step narrower: stay there
                 self.limit -= rate <= self._best * GAIN and self.limit > 1
                 self.settled = True
             self.history.append(self.limit)
-            self._done, self._since = 0, time.monotonic()
+            self._done, self._tokens, self._since = 0, 0, time.monotonic()
             self._cond.notify_all()
 
     def timed_out(self) -> None:
