@@ -198,8 +198,9 @@ class ChatPredictor(PromptedPredictor):
                     continue
                 if exc.status_code == 400 and _TOO_LONG.search(str(exc.message)):
                     raise ChatConfigError(f"a {self.setting.name} prompt is longer than the context of "
-                                          f"'{self.options.model}' at {self.where} ({str(exc.message)[:200]}); use a "
-                                          f"shorter setting (zero-shot) or a model with a longer context") from None
+                                          f"'{self.options.model}' at {self.where} ({str(exc.message)[:300]}); nothing "
+                                          f"was truncated: use fewer few-shot examples, a server with a longer "
+                                          f"context, or another model") from None
                 self._count("failed")
                 return Prediction(None, error=f"{exc.status_code}: {str(exc.message)[:200]}")
             window.finished(resp.usage.total_tokens if resp.usage else 1)

@@ -107,7 +107,7 @@ class HFChatPredictor(PromptedPredictor):
         if need > self.context:
             raise ContextError(f"hf-chat: a {self.setting.name} prompt of {len(ids)} tokens plus its answer of "
                                  f"{self.max_tokens(k)} does not fit the context of {self.options.model} "
-                                 f"({self.context} tokens); use a shorter setting (zero-shot) or a model with a "
+                                 f"({self.context} tokens); nothing was truncated: use fewer few-shot examples or a model with a "
                                  f"longer context")
         return ids
 
