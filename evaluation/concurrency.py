@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 GAIN = 1.2  # a wider window must get through at least this many times the tokens per second to stay
 
 
 class AdaptiveWindow:
-    def __init__(self, cap: int, slots: int | None = None) -> None:
+    def __init__(self, cap: int, slots: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.cap = max(1, cap)
         self.slots = slots
         self.limit = min(self.cap, slots) if slots else 1
@@ -30,7 +31,8 @@ class AdaptiveWindow:
         self._best = 0.0  # tokens/s at the previous width
         self._done = 0
         self._tokens = 0
-        self._since = time.monotonic()
+        self._clock = clock
+        self._since = clock()
 
     def __enter__(self) -> "AdaptiveWindow":
         with self._cond:
@@ -59,14 +61,14 @@ class AdaptiveWindow:
             self._tokens += max(1, tokens)
             if self._done < 4 * (self.limit + 1):  # enough rows to tell a gain from noise
                 return
-            rate = self._tokens / max(time.monotonic() - self._since, 1e-9)
+            rate = self._tokens / max(self._clock() - self._since, 1e-9)
             if rate > self._best * GAIN and self.limit < self.cap:
                 self._best, self.limit = rate, self.limit + 1
             else:  # at the cap, or no faster than one step narrower: stay there
                 self.limit -= rate <= self._best * GAIN and self.limit > 1
                 self.settled = True
             self.history.append(self.limit)
-            self._done, self._tokens, self._since = 0, 0, time.monotonic()
+            self._done, self._tokens, self._since = 0, 0, self._clock()
             self._cond.notify_all()
 
     def timed_out(self) -> None:

@@ -2,11 +2,11 @@
 structured answer of evaluation/answers.py, {"answers": ["w1", ..., "wk"]} with exactly k words
 (after {"reasoning": "..."} for a setting that reasons first), then its end-of-text token.
 
-The answer is a fixed program of segments: literal text, a word (a lower-case letter, then
-letters, apostrophes and hyphens: one word as scored, never a copied sentence) or free text (any
-printable character but a quote or backslash), each of bounded
-length. A row's state is a position in its program; at each step only tokens whose text keeps
-the answer inside the program are allowed. A token may finish a literal and start the next word
+The answer is a fixed program of segments: literal text, a word (lower-case letters, apostrophes
+and hyphens, a letter first, at most WORD_CHARS: one word as scored, never a copied sentence) or
+free text (any printable character but a quote or backslash), each of bounded length. A row's
+state is a position in its program; at each step only tokens whose text keeps the answer inside
+the program are allowed. A token may finish a literal and start the next word
 or text ("sad" after `["`), or start the literal after a word (`"]`); the single-character tokens
 a byte-level vocabulary has make every answer reachable.
 """

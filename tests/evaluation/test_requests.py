@@ -2,9 +2,6 @@
 shapes. A real server is in test_real_server.py; the fake one here only produces what a real
 server will not on demand (refusing every response_format, a stall past the timeout)."""
 import json
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evaluation.answers import answer_schema, response_format
@@ -30,45 +27,40 @@ def test_answer_length_is_bounded_by_the_masks_and_the_setting():
     assert response_format("json_object", 2)["schema"] == response_format("json_schema", 2)["json_schema"]["schema"]
 
 
-def fake_server(slots: int, seconds: float, log: list[int]):
-    """A server that works on `slots` requests at a time, `seconds` each; logs how many wait or run."""
-    gate = threading.Semaphore(slots)
-    busy = [0]
-    lock = threading.Lock()
+class Clock:
+    """Time that passes only when a simulated server finishes a row."""
 
-    def request():
-        with lock:
-            busy[0] += 1
-            log.append(busy[0])
-        with gate:
-            time.sleep(seconds)
-        with lock:
-            busy[0] -= 1
-    return request
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-def drive(window: AdaptiveWindow, request, rows: int) -> None:
-    def one(_):
-        with window:
-            request()
-        window.finished()
-    with ThreadPoolExecutor(max_workers=window.cap) as pool:
-        list(pool.map(one, range(rows)))
+def serve(window: AdaptiveWindow, clock: Clock, slots: int, rows: int, tokens: int = 300) -> None:
+    """A server that works on `slots` requests at a time, one second each: with w in flight it
+    finishes min(w, slots) rows a second."""
+    for _ in range(rows):
+        clock.now += 1.0 / min(window.limit, slots)
+        window.finished(tokens)
 
 
 def test_the_window_settles_at_one_request_on_a_one_slot_server_and_climbs_on_a_wide_one():
-    log: list[int] = []
-    narrow = AdaptiveWindow(cap=4)
-    drive(narrow, fake_server(1, 0.02, log), 40)
-    assert narrow.limit == 1 and narrow.settled and max(narrow.history) == 2  # tried two, took it back
-    wide = AdaptiveWindow(cap=4)
-    drive(wide, fake_server(4, 0.02, []), 80)
-    assert wide.limit == 4 and wide.history[:4] == [1, 2, 3, 4]
+    clock = Clock()
+    narrow = AdaptiveWindow(cap=4, clock=clock)
+    serve(narrow, clock, slots=1, rows=40)
+    assert narrow.limit == 1 and narrow.settled and narrow.history == [1, 2, 1]  # tried two, took it back
+    wide = AdaptiveWindow(cap=4, clock=clock)
+    serve(wide, clock, slots=4, rows=80)
+    assert wide.limit == 4 and wide.settled and wide.history == [1, 2, 3, 4, 4]
+    three = AdaptiveWindow(cap=8, clock=clock)
+    serve(three, clock, slots=3, rows=80)
+    assert three.limit == 3 and three.settled
     told = AdaptiveWindow(cap=8, slots=3)
     assert told.limit == 3 and told.settled and told.queue_factor == 1
     assert slots_from_props({"total_slots": 3}) == 3 and slots_from_props({"n_ctx": 4096}) is None
     told.timed_out()
-    assert told.limit == 1 and told.timeouts == 1
+    assert told.limit == 1 and told.timeouts == 1 and three.queue_factor == 3
 
 
 def test_invalid_answers_get_a_shape_and_the_commonest_come_with_examples():
