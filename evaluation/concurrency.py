@@ -3,11 +3,12 @@ llama-server reports `total_slots` at /props), else found by trying.
 
 Without a slot count the window starts at one request and widens one step at a time while the
 server gets through more tokens per second (tokens, not rows: rows differ in length); the first
-step that brings no gain is taken back and the window stays there. A
-one-slot server (llama-cpp-python's server answers one request at a time) thus settles at one
-request after a few rows, and a batching server (vLLM) climbs to the `--concurrency` cap. A
-timeout narrows the window to one request for the rest of the run: a server that times out is
-saturated, and sending more in parallel would only make it compute abandoned answers.
+step that brings no gain is taken back and the window stays there. A one-slot server
+(llama-cpp-python's answers one request at a time) thus settles at one or two requests after a
+few rows (a second one waiting keeps it from idling between answers), and a batching server
+(vLLM) climbs to the `--concurrency` cap. A timeout narrows the window to one request for the
+rest of the run: a server that times out is saturated, and sending more in parallel would only
+make it compute abandoned answers.
 """
 from __future__ import annotations
 
