@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 MODES = ("structured", "free")
-WORD_CHARS = 24  # longest answer word (the longest label in the EXPRESS data has 14 letters)
+WORD_CHARS = 16  # longest answer word (the longest label in the EXPRESS data has 14 letters)
 # One lower-case word, bounded in the pattern itself: llama.cpp's grammar ignores maxLength beside a
 # pattern, and a free string lets a small model write code or prose until the answer is cut off.
 WORD_PATTERN = f"^[a-z][a-z'-]{{0,{WORD_CHARS - 1}}}$"

@@ -47,11 +47,11 @@ def test_a_default_run_against_llama_cpp_asks_for_structured_answers_and_pays_ea
     assert err.count("refused response_format 'json_schema'") == 1
     details = read(run, "config.json")["predictor_details"]
     assert details["answers"] == "structured" and details["response_format"] == "json_object"
-    assert details["response_formats_refused"] == ["json_schema"] and details["max_tokens"] == "16 + 8 per mask"
+    assert details["response_formats_refused"] == ["json_schema"] and details["max_tokens"] == "16 + 20 per mask"
     assert details["requests"] == ROWS + 1  # each row once, plus the one refused request
     assert "timeouts" not in details and "retries" not in details and "failed" not in details
     for p in read(run, "predictions.jsonl"):
-        assert p["usage"]["completion_tokens"] <= 16 + 8 * len(p["surfaces"])
+        assert p["usage"]["completion_tokens"] <= 16 + 20 * len(p["surfaces"])
         assert set(json.loads(p["output"])) == {"answers"}
     code, again, err = evaluate(capsys, *demo, *server)  # asked again: the cache answers, nothing is sent
     assert code == 0 and again["AccL"] == run["AccL"] and again["VRate"] == run["VRate"]

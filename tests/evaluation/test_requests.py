@@ -18,7 +18,7 @@ from warehouse.layout import Warehouse
 def test_answer_length_is_bounded_by_the_masks_and_the_setting():
     prompts = load_prompts()
     zero, cot = prompts.get("zero-shot"), prompts.get("chain-of-thought")
-    assert [zero.answer_budget(k) for k in (1, 2, 5)] == [24, 32, 56]
+    assert [zero.answer_budget(k) for k in (1, 2, 5)] == [36, 56, 116]
     assert cot.answer_budget(1) == cot.answer_budget(5) == 1024 and cot.reasoning and not zero.reasoning
     schema = answer_schema(3)["properties"]["answers"]
     assert schema["minItems"] == schema["maxItems"] == 3
