@@ -12,6 +12,7 @@ what is already answered; a failed one is recorded, never cached.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -19,6 +20,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -75,6 +77,8 @@ class ChatPredictor(PromptedPredictor):
         self.window: AdaptiveWindow | None = None
         self._client: Any = None
         self._lock = threading.Lock()
+        self._probe = threading.Lock()
+        self._answered = threading.Event()
         self.stats: Counter[str] = Counter()
         self.seconds = 0.0
 
@@ -136,6 +140,16 @@ class ChatPredictor(PromptedPredictor):
         window = self.window.queue_factor if self.window else 1
         return self.options.timeout * max(1.0, tokens / TOKENS_PER_TIMEOUT) * window * 2 ** timeouts
 
+    @contextlib.contextmanager
+    def _first_alone(self) -> Iterator[None]:
+        """Until the server has answered once, one request at a time: the first finds out which
+        response_format the server takes, and no other is refused meanwhile."""
+        if self._answered.is_set():
+            yield
+            return
+        with self._probe:
+            yield
+
     def _refused_format(self, exc: Any, spelling: str) -> bool:
         """The server refused the response_format `spelling`: the run takes the next one, once, visibly."""
         if spelling == "free" or exc.status_code not in (400, 415, 422, 500, 501) or \
@@ -165,13 +179,14 @@ class ChatPredictor(PromptedPredictor):
                 self._count("cache_hits")
                 return Prediction(hit["content"], usage=hit.get("usage"), cached=True)
             try:
-                with window:
+                with window, self._first_alone():
                     if spelling != self.spelling:  # refused while this request waited for its turn
                         continue
                     self._count("requests")
                     resp = self.client().chat.completions.create(
                         model=self.options.model, messages=messages,
                         timeout=self.timeout_for(messages, params.get("max_tokens", 0), timeouts), **params)
+                    self._answered.set()
             except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
                 if isinstance(exc, openai.InternalServerError) and self._refused_format(exc, spelling):
                     continue
@@ -251,9 +266,8 @@ class ChatPredictor(PromptedPredictor):
 
     def predict_many(self, items: list[Item]) -> list[Prediction]:
         prepared = self.prepare(items)
-        self.connect()
         started = time.monotonic()
-        with ThreadPoolExecutor(max_workers=max(1, self.options.concurrency)) as pool:
+        with ThreadPoolExecutor(max_workers=self.connect().cap) as pool:
             out = list(pool.map(lambda ip: self._one(ip[0], ip[1][0]), zip(items, prepared)))
         self.seconds += time.monotonic() - started
         for pred, (_, shots) in zip(out, prepared):

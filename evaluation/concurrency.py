@@ -1,12 +1,13 @@
-"""How many requests a chat server gets at once: as many as it has slots when it says so (llama.cpp's
-llama-server reports `total_slots` at /props), else found by trying.
+"""How many requests a chat server gets at once: `--concurrency N` when the user gives a number;
+by default as many as the server has slots when it says so (llama.cpp's llama-server reports
+`total_slots` at /props), else found by trying.
 
 Without a slot count the window starts at one request and widens one step at a time while the
 server gets through more tokens per second (tokens, not rows: rows differ in length); the first
 step that brings no gain is taken back and the window stays there. A one-slot server
 (llama-cpp-python's answers one request at a time) thus settles at one or two requests after a
 few rows (a second one waiting keeps it from idling between answers), and a batching server
-(vLLM) climbs to the `--concurrency` cap. A timeout narrows the window to one request for the
+(vLLM) climbs to the cap of four. A timeout narrows the window to one request for the
 rest of the run: a server that times out is saturated, and sending more in parallel would only
 make it compute abandoned answers.
 """
@@ -19,12 +20,19 @@ from collections.abc import Callable
 GAIN = 1.2  # a wider window must get through at least this many times the tokens per second to stay
 
 
+AUTO_CAP = 4  # most requests in flight when the user names no number (--concurrency 0)
+
+
 class AdaptiveWindow:
-    def __init__(self, cap: int, slots: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self.cap = max(1, cap)
-        self.slots = slots
-        self.limit = min(self.cap, slots) if slots else 1
-        self.settled = bool(slots) or self.cap == 1
+    """`concurrency` > 0 is the user's number, kept (but for timeouts); 0 adapts up to AUTO_CAP."""
+
+    def __init__(self, concurrency: int = 0, slots: int | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        fixed = concurrency > 0
+        self.cap = concurrency if fixed else AUTO_CAP
+        self.slots = None if fixed else slots
+        self.limit = self.cap if fixed else min(self.cap, slots) if slots else 1
+        self.settled = fixed or bool(slots)
         self.in_flight = 0
         self.timeouts = 0
         self.history: list[int] = [self.limit]

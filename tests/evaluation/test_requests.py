@@ -47,20 +47,23 @@ def serve(window: AdaptiveWindow, clock: Clock, slots: int, rows: int, tokens: i
 
 def test_the_window_settles_at_one_request_on_a_one_slot_server_and_climbs_on_a_wide_one():
     clock = Clock()
-    narrow = AdaptiveWindow(cap=4, clock=clock)
+    narrow = AdaptiveWindow(clock=clock)
     serve(narrow, clock, slots=1, rows=40)
     assert narrow.limit == 1 and narrow.settled and narrow.history == [1, 2, 1]  # tried two, took it back
-    wide = AdaptiveWindow(cap=4, clock=clock)
+    wide = AdaptiveWindow(clock=clock)
     serve(wide, clock, slots=4, rows=80)
     assert wide.limit == 4 and wide.settled and wide.history == [1, 2, 3, 4, 4]
-    three = AdaptiveWindow(cap=8, clock=clock)
+    three = AdaptiveWindow(clock=clock)
     serve(three, clock, slots=3, rows=80)
     assert three.limit == 3 and three.settled
-    told = AdaptiveWindow(cap=8, slots=3)
+    told = AdaptiveWindow(slots=3)
     assert told.limit == 3 and told.settled and told.queue_factor == 1
     assert slots_from_props({"total_slots": 3}) == 3 and slots_from_props({"n_ctx": 4096}) is None
+    asked = AdaptiveWindow(concurrency=6, slots=3)  # the user's number wins, but for timeouts
+    assert asked.limit == 6 and asked.settled and asked.queue_factor == 6
     told.timed_out()
-    assert told.limit == 1 and told.timeouts == 1 and three.queue_factor == 3
+    asked.timed_out()
+    assert told.limit == asked.limit == 1 and told.timeouts == 1 and three.queue_factor == 3
 
 
 def test_invalid_answers_get_a_shape_and_the_commonest_come_with_examples():
@@ -104,7 +107,7 @@ def test_a_server_refusing_every_response_format_gets_free_text_once_and_visibly
 def test_a_timeout_narrows_the_window_to_one_and_the_retry_waits_longer(tiny_release, tmp_path):
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer() as server:
-        server.faults.append(3.0)  # the first request stalls past its 1 s timeout
+        server.faults.append(6.0)  # the first request stalls past its timeout (1 s x the 4 requests it may wait behind)
         run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=6, model="m-stall",
                                options=PredictorOptions(base_url=server.base_url, cache_dir=str(tmp_path / "c"),
                                                         timeout=1.0, backoff=0.01, concurrency=4))
