@@ -142,9 +142,10 @@ class ChatPredictor(PromptedPredictor):
 
     @contextlib.contextmanager
     def _first_alone(self) -> Iterator[None]:
-        """Until the server has answered once, one request at a time: the first finds out which
-        response_format the server takes, and no other is refused meanwhile."""
-        if self._answered.is_set():
+        """Until the server has answered once, one request at a time (unless the user named a
+        number): the first finds out which response_format the server takes, no other is refused
+        meanwhile."""
+        if self._answered.is_set() or (self.window is not None and self.window.fixed):
             yield
             return
         with self._probe:

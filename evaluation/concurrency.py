@@ -28,7 +28,7 @@ class AdaptiveWindow:
 
     def __init__(self, concurrency: int = 0, slots: int | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        fixed = concurrency > 0
+        self.fixed = fixed = concurrency > 0
         self.cap = concurrency if fixed else AUTO_CAP
         self.slots = None if fixed else slots
         self.limit = self.cap if fixed else min(self.cap, slots) if slots else 1

@@ -93,8 +93,7 @@ def test_a_server_refusing_every_response_format_gets_free_text_once_and_visibly
     with FakeOpenAIServer(refuses_response_format) as server:
         server.refuse_response_format = True
         run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5, model="m-refuse",
-                               options=PredictorOptions(base_url=server.base_url, cache_dir=str(tmp_path / "c"),
-                                                        concurrency=3))
+                               options=PredictorOptions(base_url=server.base_url, cache_dir=str(tmp_path / "c")))
         formats = [b.get("response_format", {}).get("type") for b in server.requests]
     err = capsys.readouterr().err
     assert formats[:2] == ["json_schema", "json_object"] and formats[2:] == [None] * 5  # then every row once
