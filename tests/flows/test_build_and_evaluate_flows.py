@@ -100,7 +100,7 @@ def _scored_by_hand(predictions: Path) -> dict:
     f1_sum = 0.0
     for line in predictions.read_text().splitlines():
         row = json.loads(line)
-        gold, answer = [g.lower() for g in row["labels"]], ast.literal_eval(row["output"])
+        gold, answer = [g.lower() for g in row["surfaces"]], ast.literal_eval(row["output"])
         rows, masks = rows + 1, masks + len(gold)
         if not isinstance(answer, list) or len(answer) != len(gold):
             continue
