@@ -1,12 +1,15 @@
-"""Scale benchmark of the build (not a test): posts/s with 1 and 2 Dask workers and with the real
-recipe (configs/dumps.toml), peak RSS (whole process tree) at 1/4 and full size, the floor
-(decompress + orjson parse only, and with the stdlib json) and the seconds of each build step on a
-sample, read from the steps' own results. Posts are realistic (sources/synthetic.py: 100-300
-words). Prints figures, then one JSON line.
+"""Scale benchmark of the build (not a test), on posts of real Reddit sentences (bench/real_text.py:
+the dev file's sentences in posts of 100-300 words, 8 % disclosing) with the recipe as shipped
+(name detection on): wall and CPU seconds of builds at two sizes for 1 and 2 Dask workers, from
+which the fixed cost (the intercept) and the cost per post (the slope) of each worker count;
+peak RSS (whole process tree) at a quarter and the full size; the floor (decompress + orjson
+parse only, and with the stdlib json); the seconds of each build step on a sample; the 2-worker
+build against the bound its own CPU sets; names off and configs/dumps.toml. Prints figures, then
+one JSON line.
 
-    .venv/bin/python bench/scale.py --posts 50000          # quick, while the machine is shared
-    .venv/bin/python bench/scale.py                        # the full 1,000,000 posts
-    .venv/bin/python bench/scale.py --config configs/dumps.toml --posts 100000   # a real recipe
+    .venv/bin/python bench/scale.py --posts 300000 --small 30000     # quick, while the machine is shared
+    .venv/bin/python bench/scale.py                                  # 1,000,000 and 30,000 posts
+    .venv/bin/python bench/scale.py --corpus synthetic --names off    # the old corpus (history only)
 """
 from __future__ import annotations
 
@@ -28,12 +31,19 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 
-def write_dump(directory: Path, posts: int, month: str, seed: int) -> Path:
-    """A Pushshift-style RS_<month>.zst of realistic posts (sources/synthetic.py: 100-300 words,
-    mean ~150, 8 % disclosing)."""
+def write_dump(directory: Path, posts: int, month: str, seed: int, corpus: str = "real") -> Path:
+    """A Pushshift-style RS_<month>.zst of posts of 100-300 words (mean ~150, 8 % disclosing): real
+    sentences (bench/real_text.py), or the synthetic templates (sources/synthetic.py)."""
     from dataclasses import asdict
 
     from sources.synthetic import SyntheticSpec, write_synthetic_dump
+
+    if corpus == "real":
+        sys.path.insert(0, str(REPO / "bench"))
+        from real_text import RealTextSpec
+        from real_text import write_dump as write_real
+
+        return write_real(directory, RealTextSpec(posts=posts, seed=seed, month=month))
 
     spec = SyntheticSpec(posts=posts, seed=seed, month=month)
     path, sidecar = directory / f"RS_{month}.zst", directory / f"RS_{month}.spec.json"
@@ -283,10 +293,19 @@ def _steps(dump: str, run: Path, recipe_path: str):
     split = run_step(SplitStep, InputFile(dump, paths.shards, "RS", 10**9), recipe_path)
     yield "split", split.seconds
     [shard] = split.shards
-    yield "filter", run_step(FilterStep, shard, recipe_path).seconds
+    filtered = run_step(FilterStep, shard, recipe_path)
+    yield "filter", filtered.seconds
+    yield "candidates", filtered.funnel.kept / max(1, filtered.funnel.read)  # the prefilter's pass rate, mostly
     yield "dedupe", run_in_order(DedupeStep, [shard], recipe_path)[0].seconds
     yield "extract", run_step(ExtractStep, shard, recipe_path).seconds
     yield "assemble", run_step(AssembleStep, RunTables(paths, run / "quarantine", [shard]), recipe_path).seconds
+
+
+def fit(small: tuple[int, float], full: tuple[int, float]) -> tuple[float, float]:
+    """(fixed seconds, microseconds a post) of the line through two (posts, seconds) builds."""
+    (n1, t1), (n2, t2) = small, full
+    per_post = (t2 - t1) / (n2 - n1)
+    return t1 - per_post * n1, per_post * 1e6
 
 
 def main() -> int:
@@ -296,20 +315,20 @@ def main() -> int:
     from schemas.config import OrchestrateConfig
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--posts", type=int, default=1_000_000)
+    ap.add_argument("--posts", type=int, default=1_000_000, help="the full size")
+    ap.add_argument("--small", type=int, default=30_000, help="the small size (fixed cost = the line's intercept)")
+    ap.add_argument("--corpus", choices=("real", "synthetic"), default="real")
     ap.add_argument("--shard-lines", type=int, default=OrchestrateConfig.shard_lines)
     ap.add_argument("--profile-sample", type=int, default=20_000)
-    ap.add_argument("--repeat", type=int, default=2, help="builds per worker count (best time reported)")
+    ap.add_argument("--repeat", type=int, default=1, help="builds per size and worker count (best time reported)")
     ap.add_argument("--workdir", help="where dumps and warehouses go (default: a temporary folder)")
-    ap.add_argument("--config", help="recipe TOML to build with (default: the built-in defaults, no language "
-                                     "or near-duplicate filter), e.g. configs/dumps.toml")
-    ap.add_argument("--names", choices=("off", "on"), default="off",
-                    help="the name detector in every build but the names-cost one (default off: #17's targets are "
-                         "for names off)")
+    ap.add_argument("--config", help="recipe TOML to build with (default: the built-in defaults)")
+    ap.add_argument("--names", choices=("off", "on"), default="on",
+                    help="the name detector in every build but the names-cost one (default on, as shipped)")
     ap.add_argument("--skip-names-cost", action="store_true",
-                    help="leave out the extra 1-worker build with the name detector flipped (names_on_cost_ratio)")
+                    help="leave out the 1-worker build with the name detector flipped (names_on_cost_ratio)")
     ap.add_argument("--skip-real-recipe", action="store_true",
-                    help="leave out the extra 1-worker build with configs/dumps.toml (floor_ratio_real_recipe)")
+                    help="leave out the 1-worker build with configs/dumps.toml (floor_ratio_real_recipe)")
     args = ap.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
     from flows import process
@@ -319,10 +338,12 @@ def main() -> int:
     load = os.getloadavg()
     print(f"load average before: {load[0]:.1f} on {os.cpu_count()} cores; workdir {work}")
     t0 = time.perf_counter()
-    full = write_dump(work, args.posts, "2031-02", 7)
-    quarter = write_dump(work, args.posts // 4, "2031-01", 8)
-    print(f"synthetic dump: {args.posts:,} posts of 100-300 words (8 % disclosing), {full.stat().st_size / 2**20:.1f} MiB "
-          f"zst ({full.stat().st_size / args.posts:.0f} B a post), written in {time.perf_counter() - t0:.0f}s")
+    full = write_dump(work, args.posts, "2031-02", 7, args.corpus)
+    small = write_dump(work / "small", args.small, "2031-02", 7, args.corpus)
+    quarter = write_dump(work / "quarter", args.posts // 4, "2031-01", 8, args.corpus)
+    print(f"{args.corpus} corpus: {args.posts:,} posts of 100-300 words (8 % disclosing), "
+          f"{full.stat().st_size / 2**20:.1f} MiB zst ({full.stat().st_size / args.posts:.0f} B a post), "
+          f"written in {time.perf_counter() - t0:.0f}s")
     # this machine's speed drifts (shared host): the floor is the best of three runs before the builds
     # and one after, so the ratio is never flattered by a slow floor
     floors = [floor_rate(full)[0] for _ in range(3)]
@@ -333,51 +354,55 @@ def main() -> int:
     config = recipe_with_names(given, args.names == "on", work)
     print(f"recipe: {args.config or 'built-in defaults'}, name detector {args.names}")
     prof = stage_profile(full, args.profile_sample, config)
-    per = {k: round(v, 3) for k, v in prof.items() if k != "posts"}
+    per = {k: round(v, 3) for k, v in prof.items() if k not in ("posts", "candidates")}
     stage_rate = prof["posts"] / sum(per.values())
     print(f"steps on {prof['posts']:,} posts in one process, s: "
           + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
-          + f"; sum = {stage_rate:,.0f} posts/s = {max(floors) / stage_rate:.1f}x the floor")
+          + f"; sum = {stage_rate:,.0f} posts/s = {max(floors) / stage_rate:.1f}x the floor; "
+          f"{prof['candidates']:.1%} of the posts are disclosure candidates")
     scrub = scrubber_cost(full)
     print(f"PII scrubber on disclosure candidates, CPU us/post: names on {scrub['names_on']:,}, "
           f"names off {scrub['names_off']:,}")
-    s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines, config)
-    # builds alternate (1, 2, 1, 2 workers, ...) so a slow spell of this shared host hits both; the
-    # best time of each is reported, and every run is printed
-    runs: dict[int, list[tuple[float, TreeRss, dict]]] = {1: [], 2: []}
+    # builds alternate (small, full; 1, 2 workers; ...) so a slow spell of this shared host hits all;
+    # the best time of each is reported, and every run is printed
+    runs: dict[tuple[int, str], list[tuple[float, TreeRss, dict]]] = {}
     for k in range(args.repeat):
         for w in (1, 2):
-            runs[w].append(timed_build(full, work / f"wh-{w}-{k}", w, args.shard_lines, config))
+            for size, dump in (("small", small), ("full", full)):
+                runs.setdefault((w, size), []).append(
+                    timed_build(dump, work / f"wh-{w}-{size}-{k}", w, args.shard_lines, config))
+    best = {key: min(r, key=lambda x: x[0]) for key, r in runs.items()}
+    for (w, size), r in runs.items():
+        print(f"build runs, {w} worker(s), {size}: " + ", ".join(f"{secs:,.1f}s" for secs, _, _ in r))
+    fixed, per_post, fixed_cpu, per_post_cpu = {}, {}, {}, {}
     for w in (1, 2):
-        print(f"build runs with {w} worker(s): " + ", ".join(f"{secs:,.0f}s" for secs, _, _ in runs[w]))
-    pairs = [round(a[0] / b[0], 3) for a, b in zip(runs[1], runs[2])]  # each 1-worker build / the 2-worker build after it
-    probes = [r[2]["host_probe"] for w in (1, 2) for r in runs[w]]
-    alone = [x for p in probes for x in p["alone"]]
-    print(f"speedup of each (1-worker, 2-worker) pair of builds: {pairs}; host probe per CPU alone ranged "
-          f"{min(alone)}-{max(alone)} M steps/s over the builds")
-    (s1, _, built), (s2, _, _) = (min(runs[w], key=lambda r: r[0]) for w in (1, 2))
-    adjacent = built["floor_before"] * s1 / args.posts  # the best 1-worker build against the floor before it
-    rss1, rss2 = (max((r[1] for r in runs[w]), key=lambda x: x.peak) for w in (1, 2))  # worst RSS of each
-    floors += [r[2]["floor_before"] for w in (1, 2) for r in runs[w]]  # every floor run counts for the best
+        (ts, _, bs), (tf, _, bf) = best[(w, "small")], best[(w, "full")]
+        fixed[w], per_post[w] = fit((args.small, ts), (args.posts, tf))
+        fixed_cpu[w], per_post_cpu[w] = fit((args.small, bs["cpu_seconds"]), (args.posts, bf["cpu_seconds"]))
+        print(f"{w} worker(s): fixed {fixed[w]:.1f}s + {per_post[w]:.1f} us a post (wall); CPU: fixed "
+              f"{fixed_cpu[w]:.1f}s + {per_post_cpu[w]:.1f} us a post")
+    s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines, config)
+    floors += [r[2]["floor_before"] for key in runs for r in runs[key]]  # every floor run counts for the best
     floors.append(floor_rate(full)[0])
     floor = max(floors)
     print(f"floor after the builds: {floors[-1]:,.0f} posts/s; best {floor:,.0f}")
+    (s1, rss1, built), (s2, rss2, built2) = best[(1, "full")], best[(2, "full")]
+    adjacent = built["floor_before"] * s1 / args.posts  # the best 1-worker build against the floor before it
     r1, r2 = args.posts / s1, args.posts / s2
     for label, secs, rate, rss in (("1 worker: ", s1, r1, rss1), ("2 workers:", s2, r2, rss2)):
         print(f"build {label} {secs:,.0f}s  {rate:,.0f} posts/s  peak RSS {rss.peak_mb:,.0f} MB (flow + workers), "
-              f"largest process {rss.peak_one_mb:,.0f} MB; peak by role (MB): {rss.roles_mb()}; "
-              f"at the peak (MB): {rss.at_peak}")
-    print(f"build 1 worker on {args.posts // 4:,} posts: peak RSS {rss_q.peak_mb:,.0f} MB (by role {rss_q.roles_mb()}); "
-          f"growth to full size {rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
-    print(f"speedup 2 workers: {r2 / r1:.2f}x; cost vs floor per core: {floor / r1:.1f}x (1 worker), "
-          f"{2 * floor / r2:.1f}x (2 workers); 1 worker vs the floor right before it: {adjacent:.1f}x")
-    cpu1, cpu2 = (min(runs[w], key=lambda r: r[0])[2]["cpu_seconds"] for w in (1, 2))
+              f"largest process {rss.peak_one_mb:,.0f} MB; peak by role (MB): {rss.roles_mb()}")
+    print(f"build 1 worker on {args.posts // 4:,} posts: peak RSS {rss_q.peak_mb:,.0f} MB; growth to full size "
+          f"{rss1.peak_mb - rss_q.peak_mb:+,.0f} MB")
+    cpu1, cpu2 = built["cpu_seconds"], built2["cpu_seconds"]
     bound = s1 / (cpu2 / 2)  # the 2-worker build's own CPU, were both cores busy from start to end
-    print(f"CPU of the best builds: 1 worker {cpu1:,.0f}s ({cpu1 / s1:.2f} cores busy), 2 workers {cpu2:,.0f}s "
-          f"({cpu2 / s2:.2f} cores busy); the most 2 cores could give that work: {bound:.2f}x")
+    speedup = r2 / r1
+    print(f"speedup 2 workers: {speedup:.2f}x, {speedup / bound:.0%} of the {bound:.2f}x its own CPU allows on 2 "
+          f"cores; CPU 1 worker {cpu1:,.0f}s, 2 workers {cpu2:,.0f}s ({cpu2 / cpu1 - 1:+.1%}); cost vs floor "
+          f"{floor / r1:.1f}x (1 worker), {adjacent:.1f}x the floor right before it")
     print(f"release rows: {json.dumps(json.loads(Path(built['release']['manifest']).read_text())['rows'])}")
     names_ratio = None
-    if not args.skip_names_cost:  # the same build with the name detector flipped: #18's bound is on/off <= 2
+    if not args.skip_names_cost:  # the same build with the name detector flipped: names on <= 1.5x names off
         flipped = recipe_with_names(given, args.names != "on", work)
         f_secs, _, _ = timed_build(full, work / "wh-names-flipped", 1, args.shard_lines, flipped)
         on_secs, off_secs = (s1, f_secs) if args.names == "on" else (f_secs, s1)
@@ -388,34 +413,33 @@ def main() -> int:
         real_recipe = recipe_with_names(str(REPO / "configs" / "dumps.toml"), args.names == "on", work)
         real_secs, real_rss, real_built = timed_build(full, work / "wh-real", 1, args.shard_lines, real_recipe)
         real = args.posts / real_secs
-        print(f"real recipe (configs/dumps.toml), 1 worker: {real_secs:,.0f}s  {real:,.0f} posts/s  "
-              f"peak RSS {real_rss.peak_mb:,.0f} MB; {floor / real:.1f}x the floor, "
-              f"{real_built['floor_before'] / real:.1f}x the floor right before it")
-    print(json.dumps({"posts": args.posts, "floor_parser": "orjson", "floor_posts_per_s": round(floor),
-                      "floor_stdlib_posts_per_s": round(stdlib_floor),
-                      "floor_ratio_real_recipe": round(floor / real, 2) if real else None, "posts_per_s_1_worker": round(r1),
-                      "posts_per_s_2_workers": round(r2), "speedup_2_workers": round(r2 / r1, 3),
-                      "peak_rss_mb": round(max(rss1.peak_mb, rss2.peak_mb)),
-                      "peak_rss_mb_largest_process": round(max(rss1.peak_one_mb, rss2.peak_one_mb)),
-                      "peak_rss_mb_quarter": round(rss_q.peak_mb),
-                      "peak_rss_mb_by_role": {"quarter_1_worker": rss_q.roles_mb(), "1_worker": rss1.roles_mb(),
-                                              "2_workers": rss2.roles_mb()},
-                      "peak_rss_mb_at_peak": {"1_worker": rss1.at_peak, "2_workers": rss2.at_peak}, "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
-                      "floor_ratio": round(floor / r1, 2), "floor_ratio_2_workers": round(2 * floor / r2, 2),
-                      "floor_ratio_adjacent": round(adjacent, 2),
-                      "floor_ratio_real_recipe_adjacent": round(real_built["floor_before"] / real, 2) if real else None,
-                      "scrubber_us_per_post": scrub, "step_seconds": per, "stage_posts_per_s": round(stage_rate),
-                      "floor_runs_posts_per_s": [round(f) for f in floors],
-                      "build_seconds": {"1_worker": [round(r[0], 1) for r in runs[1]],
-                                        "2_workers": [round(r[0], 1) for r in runs[2]]},
-                      "stage_floor_ratio": round(floor / stage_rate, 2), "shard_lines": args.shard_lines,
-                      "speedup_pairs": pairs, "cpu_seconds": {"1_worker": cpu1, "2_workers": cpu2},
-                      "speedup_bound_from_cpu": round(bound, 3),
-                      "host_probe": {"1_worker": [r[2]["host_probe"] for r in runs[1]],
-                                     "2_workers": [r[2]["host_probe"] for r in runs[2]]},
-                      "config": args.config, "names": args.names,
-                      "names_on_cost_ratio": round(names_ratio, 3) if names_ratio else None,
-                      "load_average_before": round(load[0], 2)}))
+        print(f"configs/dumps.toml, 1 worker: {real_secs:,.0f}s  {real:,.0f} posts/s  peak RSS "
+              f"{real_rss.peak_mb:,.0f} MB; {floor / real:.1f}x the floor")
+    print(json.dumps({
+        "corpus": args.corpus, "posts": args.posts, "small": args.small, "names": args.names, "config": args.config,
+        "floor_parser": "orjson", "floor_posts_per_s": round(floor), "floor_stdlib_posts_per_s": round(stdlib_floor),
+        "floor_ratio": round(floor / r1, 2), "floor_ratio_adjacent": round(adjacent, 2),
+        "floor_ratio_2_workers": round(2 * floor / r2, 2),
+        "floor_ratio_real_recipe": round(floor / real, 2) if real else None,
+        "fixed_seconds": {f"{w}_worker": round(fixed[w], 2) for w in (1, 2)},
+        "per_post_us": {f"{w}_worker": round(per_post[w], 1) for w in (1, 2)},
+        "fixed_cpu_seconds": {f"{w}_worker": round(fixed_cpu[w], 2) for w in (1, 2)},
+        "per_post_cpu_us": {f"{w}_worker": round(per_post_cpu[w], 1) for w in (1, 2)},
+        "build_seconds": {f"{w}_worker_{size}": [round(r[0], 1) for r in runs[(w, size)]]
+                          for w in (1, 2) for size in ("small", "full")},
+        "posts_per_s_1_worker": round(r1), "posts_per_s_2_workers": round(r2), "speedup_2_workers": round(speedup, 3),
+        "speedup_bound_from_cpu": round(bound, 3), "speedup_share_of_bound": round(speedup / bound, 3),
+        "cpu_seconds": {"1_worker": cpu1, "2_workers": cpu2}, "cpu_2_vs_1": round(cpu2 / cpu1, 3),
+        "peak_rss_mb": round(max(rss1.peak_mb, rss2.peak_mb)), "peak_rss_mb_quarter": round(rss_q.peak_mb),
+        "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
+        "peak_rss_mb_by_role": {"1_worker": rss1.roles_mb(), "2_workers": rss2.roles_mb()},
+        "names_on_cost_ratio": round(names_ratio, 3) if names_ratio else None,
+        "scrubber_us_per_post": scrub, "step_seconds": per, "stage_posts_per_s": round(stage_rate),
+        "candidate_share": round(prof["candidates"], 4), "stage_floor_ratio": round(floor / stage_rate, 2),
+        "floor_runs_posts_per_s": [round(f) for f in floors], "shard_lines": args.shard_lines,
+        "host_probe": {f"{w}_worker_{size}": [r[2]["host_probe"] for r in runs[(w, size)]]
+                       for w in (1, 2) for size in ("small", "full")},
+        "load_average_before": round(load[0], 2)}))
     return 0
 
 

@@ -79,11 +79,9 @@ def share_temporary_api(while_starting: Callable[[], object] | None = None) -> s
         if configured == os.environ.get(TEMPORARY_API):
             _without_heartbeats()
         return None
-    from prefect.settings import PREFECT_API_URL
-
-    if PREFECT_API_URL.value():
-        return None
     url = _start_temporary_api(while_starting)
+    if url is None:  # an API configured in the user's Prefect profile
+        return None
     os.environ["PREFECT_API_URL"] = os.environ[TEMPORARY_API] = url
     if not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
         os.environ["PREFECT_API_SSL_CERT_FILE"] = str(_one_root_certificate())
@@ -108,27 +106,32 @@ def _without_heartbeats() -> None:
         profile=now.profile, settings=now.settings.copy_with_update(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}))
 
 
-def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str:
+def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
     """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
-    same uvicorn app, settings and "ephemeral" flags), without importing `prefect.server` in the
-    build's process. The child is stopped when this process exits."""
-    import httpx
-    import prefect
-    from prefect.settings import get_current_settings
+    same uvicorn app and "ephemeral" flags; the child reads the same environment and profile),
+    without importing `prefect.server` in the build's process. The child is started before this
+    process imports Prefect, so the two start side by side; it is stopped when this process
+    exits, or at once when the user's profile configures an API after all (None)."""
+    from importlib.util import find_spec
 
-    settings = get_current_settings()
-    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1",
-           **settings.to_environment_variables(exclude_unset=True)}
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
     with socket.socket() as sock:  # a port the system says is free
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(Path(prefect.__file__).parents[1]),
+    site = Path(find_spec("prefect").origin).parents[1]  # the package's folder, without importing it
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(site),
                              "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
     atexit.register(_stop, proc)
+    import httpx
+    from prefect.settings import PREFECT_API_URL, get_current_settings
+
+    if PREFECT_API_URL.value():
+        _stop(proc)
+        return None
     if while_starting is not None:
         while_starting()
-    url, wait = f"http://127.0.0.1:{port}/api", settings.server.ephemeral.startup_timeout_seconds
+    url, wait = f"http://127.0.0.1:{port}/api", get_current_settings().server.ephemeral.startup_timeout_seconds
     deadline = time.monotonic() + wait
     with httpx.Client() as client:
         while proc.poll() is None and time.monotonic() < deadline:

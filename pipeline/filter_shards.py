@@ -132,6 +132,16 @@ class FilterStep(Step[Shard, FilterResult]):
         self.dup, self.near = dedupe_filters(stateful)
         self.scrubber = _scrubber(recipe.filters) if recipe.filters.scrub_pii else None
 
+    @classmethod
+    def preload(cls, recipe: Recipe) -> None:
+        filter_chain(recipe)
+        if recipe.filters.scrub_pii:
+            _scrubber(recipe.filters)
+        if recipe.filters.languages:
+            from filters.language import fast_identifier, identifier
+
+            fast_identifier(), identifier()
+
     def teardown(self) -> None:
         hand_back_memory()
 

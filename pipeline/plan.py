@@ -15,6 +15,7 @@ from pipeline.run import build_run_id, check_inputs, expand_inputs, input_record
 from pipeline.shards import Shard
 from review.build import review_state, save_review_state
 from schemas.config import Recipe, override
+from sources.dumps import count_lines
 from sources.join import order_inputs
 from warehouse.layout import RunPaths, Warehouse
 
@@ -32,6 +33,17 @@ def default_workers(inputs: list[str] | tuple[str, ...], recipe: Recipe) -> int:
     workers: a local cluster costs seconds to start and a model load per worker."""
     size = sum(Path(p).stat().st_size for p in inputs if Path(p).is_file())
     return 0 if size < recipe.orchestrate.in_process_below_mb * 2**20 else recipe.orchestrate.workers
+
+
+def one_shard(inputs: list[str] | tuple[str, ...], shard_lines: int) -> bool:
+    """Do the inputs hold no more lines than one shard? Counted only that far: a build of one
+    shard's work gains nothing from a cluster, which would only add its start and a model load."""
+    total = 0
+    for path in inputs:
+        total += count_lines(path, shard_lines + 1 - total)
+        if total > shard_lines:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -78,12 +90,26 @@ def plan_build(warehouse: str | Path | None = None, inputs: list[str] | tuple[st
     pull = scrape or recipe.sources.kind == "praw"
     if not files and not pull and not (watch and given):
         raise no_inputs(given)
+    shard_lines = shard_lines or recipe.orchestrate.shard_lines
     if dask_address:
         workers = 0
     elif workers is None:
         workers = default_workers(files, recipe)
-    return BuildPlan(wh.root, recipe, config, tuple(files), shard_lines or recipe.orchestrate.shard_lines, workers,
-                     dask_address, run_id, pull, publish)
+    if workers and one_shard(files, shard_lines):
+        workers = 0
+    return BuildPlan(wh.root, recipe, config, tuple(files), shard_lines, workers, dask_address, run_id, pull, publish)
+
+
+def preload(plan: BuildPlan) -> None:
+    """Load the models a build in this process needs (the filter and extract steps' caches), so
+    that its steps start at once; nothing for a build whose shard work runs on workers."""
+    if plan.workers or plan.dask_address:
+        return
+    from pipeline.extract_shards import ExtractStep
+    from pipeline.filter_shards import FilterStep
+
+    for step in (FilterStep, ExtractStep):
+        step.preload(plan.recipe)
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,11 @@ class Step(ABC, Generic[U, R]):
         """Load what every unit needs (models, filter chains), once per worker process."""
         self.recipe = recipe
 
+    @classmethod
+    def preload(cls, recipe: Recipe) -> None:
+        """Load this step's models into the process's caches ahead of `setup`, while the process
+        would otherwise wait (a build in this process preloads while its Prefect API starts)."""
+
     def teardown(self) -> None:
         """Hand back what `setup` loaded."""
 

@@ -76,6 +76,18 @@ def _blocks(p: Path) -> Iterator[bytes]:
         yield from (_zst_blocks(fh, p) if p.suffix == ".zst" else _plain_blocks(fh))
 
 
+def count_lines(path: str | Path, limit: int) -> int:
+    """The number of lines of a dump, counted only up to `limit` (decompressing no further): a
+    last line without its newline counts, as the split counts it."""
+    lines, open_line = 0, False
+    for block in iter_blocks(path):
+        lines += block.count(b"\n")
+        open_line = not block.endswith(b"\n")
+        if lines >= limit:
+            return limit
+    return min(limit, lines + open_line)
+
+
 def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """(line number, raw bytes) for every line of a dump, streamed."""
     blocks = iter_blocks(path)

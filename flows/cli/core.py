@@ -43,7 +43,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
     print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
     plan = plan_build(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0)
-    process.configure(temporary_api=True)
+    process.configure(temporary_api=True, while_starting=lambda: while_the_api_starts(plan))
     from evaluation.runs import format_table, leaderboard
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
@@ -94,11 +94,20 @@ def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = Fal
                       getattr(args, "praw_query", None) or (), scrape=scrape, watch=watch)
 
 
+def while_the_api_starts(plan) -> None:  # plan: BuildPlan
+    """What a build's process does while its temporary Prefect API starts (it would only wait):
+    import the quality gate in the background, and load the models of a build in this process."""
+    from pipeline.plan import preload
+
+    if plan.publish and plan.recipe.gate.enabled:
+        process.warm_gate_imports()
+    preload(plan)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
-    """The one build: sharded and resumable; in this process for small inputs, else on Dask."""
+    """The one build: sharded and resumable; in this process for one shard's work, else on Dask."""
     plan = build_plan(args)
-    process.configure(temporary_api=not plan.dask_address,
-                      while_starting=process.warm_gate_imports if plan.recipe.gate.enabled else None)
+    process.configure(temporary_api=not plan.dask_address, while_starting=lambda: while_the_api_starts(plan))
     from flows.build import build_flow
 
     print(build_flow(plan).release.manifest)

@@ -4,12 +4,12 @@ from __future__ import annotations
 import argparse
 
 from flows import process
-from flows.cli.core import build_arguments, build_plan, warehouse_arg
+from flows.cli.core import build_arguments, build_plan, warehouse_arg, while_the_api_starts
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     plan = build_plan(args, scrape=args.scrape)
-    process.configure(temporary_api=not plan.dask_address)
+    process.configure(temporary_api=not plan.dask_address, while_starting=lambda: while_the_api_starts(plan))
     from flows.rebuild import rebuild_flow
 
     out = rebuild_flow(plan)
