@@ -38,12 +38,13 @@ def write_dump(directory: Path, posts: int, month: str, seed: int, corpus: str =
 
     from sources.synthetic import SyntheticSpec, write_synthetic_dump
 
-    if corpus == "real":
-        sys.path.insert(0, str(REPO / "bench"))
-        from real_text import RealTextSpec
-        from real_text import write_dump as write_real
+    if corpus == "real":  # bench/real_text.py by its path: bench/ on sys.path would shadow our filters/
+        import importlib.util
 
-        return write_real(directory, RealTextSpec(posts=posts, seed=seed, month=month))
+        spec = importlib.util.spec_from_file_location("real_text", REPO / "bench" / "real_text.py")
+        real_text = sys.modules["real_text"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(real_text)
+        return real_text.write_dump(directory, real_text.RealTextSpec(posts=posts, seed=seed, month=month))
 
     spec = SyntheticSpec(posts=posts, seed=seed, month=month)
     path, sidecar = directory / f"RS_{month}.zst", directory / f"RS_{month}.spec.json"

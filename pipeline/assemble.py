@@ -122,7 +122,7 @@ class AssembleStep(Step[RunTables, AssembleResult]):
             raise RuntimeError(f"{run.root}: extract read {extract.read} posts but ingest kept {ingest.kept}")
         concat_parquet([s.examples for s in shards], out(run.examples), EXAMPLES)
         concat_parquet([s.disclosures for s in shards], out(run.disclosures), DISCLOSURES)
-        run_step(JoinIngestQuarantine, unit, unit.recipe)
+        run_step(JoinIngestQuarantine, unit)  # done while the workers extracted, unless a part changed since
         concat_parquet([s.quarantine("extract") for s in shards], out(unit.quarantine / "extract.parquet"), QUARANTINE)
         for name, f in (("ingest", ingest), ("extract", extract)):
             out(run.funnel(name)).write_text(json.dumps(f.to_dict(), indent=2) + "\n")
