@@ -68,6 +68,29 @@ def configure(temporary_api: bool = False, while_starting: Callable[[], object] 
         share_temporary_api(while_starting)
 
 
+_LAUNCHED: list[tuple[subprocess.Popen[bytes], int]] = []  # the temporary API server this process launched
+
+
+def launch_temporary_api() -> None:
+    """Launch the temporary API's server now, without waiting for it, unless an API is configured
+    in the environment: a command calls this first, so the server starts while the command checks
+    its arguments and imports what it needs; `configure(temporary_api=True)` then waits for it."""
+    if _LAUNCHED or os.environ.get("PREFECT_API_URL"):
+        return
+    from importlib.util import find_spec
+
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+    with socket.socket() as sock:  # a port the system says is free
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    site = Path(find_spec("prefect").origin).parents[1]  # the package's folder, without importing it
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(site),
+                             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+                             "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
+    atexit.register(_stop, proc)
+    _LAUNCHED.append((proc, port))
+
+
 def share_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
     """Without a configured API (`PREFECT_API_URL`), Prefect starts a temporary server per process
     from that process (loading the server's code there), so every Dask worker would start its own.
@@ -109,25 +132,17 @@ def _without_heartbeats() -> None:
 def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
     """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
     same uvicorn app and "ephemeral" flags; the child reads the same environment and profile),
-    without importing `prefect.server` in the build's process. The child is started before this
-    process imports Prefect, so the two start side by side; it is stopped when this process
-    exits, or at once when the user's profile configures an API after all (None)."""
-    from importlib.util import find_spec
-
-    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
-    with socket.socket() as sock:  # a port the system says is free
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    site = Path(find_spec("prefect").origin).parents[1]  # the package's folder, without importing it
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(site),
-                             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
-    atexit.register(_stop, proc)
+    without importing `prefect.server` in the build's process. The child is launched before this
+    process imports Prefect (`launch_temporary_api`), so the two start side by side; it is stopped
+    when this process exits, or at once when the user's profile configures an API after all (None)."""
+    launch_temporary_api()
+    proc, port = _LAUNCHED[0]
     import httpx
     from prefect.settings import PREFECT_API_URL, get_current_settings
 
     if PREFECT_API_URL.value():
         _stop(proc)
+        _LAUNCHED.clear()
         return None
     if while_starting is not None:
         while_starting()

@@ -37,6 +37,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from sources.demo import write_demo_dump
     from warehouse.layout import Warehouse
 
+    process.launch_temporary_api()  # it starts while the demo corpus is written
     wh = Warehouse.at(args.warehouse)
     workdir = Path(args.workdir) if args.workdir else wh.inputs_dir("demo")
     first, second = demo_months(args.posts)
@@ -106,6 +107,8 @@ def while_the_api_starts(plan) -> None:  # plan: BuildPlan
 
 def cmd_build(args: argparse.Namespace) -> int:
     """The one build: sharded and resumable; in this process for one shard's work, else on Dask."""
+    if not args.dask_address:
+        process.launch_temporary_api()  # it starts while the request is checked
     plan = build_plan(args)
     process.configure(temporary_api=not plan.dask_address, while_starting=lambda: while_the_api_starts(plan))
     from flows.build import build_flow

@@ -8,6 +8,8 @@ from flows.cli.core import build_arguments, build_plan, warehouse_arg, while_the
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
+    if not args.dask_address:
+        process.launch_temporary_api()  # it starts while the request is checked
     plan = build_plan(args, scrape=args.scrape)
     process.configure(temporary_api=not plan.dask_address, while_starting=lambda: while_the_api_starts(plan))
     from flows.rebuild import rebuild_flow
