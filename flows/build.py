@@ -73,6 +73,10 @@ _step_task = task(_run_step, cache_policy=NO_CACHE, retry_condition_fn=_retry_un
                   task_run_name="{step.name}-{unit.name}")
 _ordered_task = task(_run_in_order, cache_policy=NO_CACHE, task_run_name="{step.name}-shards")
 SPLIT_THREADS = 2  # inputs split at once, beside the workers
+# Up to this many local workers, the gate's PII scan of each extracted shard runs on the flow
+# process, on the core the workers leave it; with more, one thread there would be the build's
+# slowest part (docs/scale.md: what a month costs), so the scans go to the workers.
+PRESCAN_ON_FLOW_UP_TO = 2
 
 
 def step_task(step: type[steps.Step[Any, Any]]) -> Any:
@@ -174,15 +178,20 @@ def shard_work_flow(run: Run, warm_gate: bool = True) -> RunTables:
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
     # on this process while the workers extract: the ingest quarantine (complete once dedupe is),
-    # and the gate's PII scan of each extracted shard
+    # and (on a small cluster) the gate's PII scan of each extracted shard
     with ThreadPoolTaskRunner(max_workers=1) as scanner:
         prescan_task = step_task(PrescanStep)
         joined = scanner.submit(step_task(JoinIngestQuarantine),
                                 {"step": JoinIngestQuarantine, "unit": tables, "recipe_path": run.recipe_path})
         shard_of = {id(f): s for f, s in zip(extracts, all_shards)}
         scans = []
-        _run_parallel("extract", extracts, then=lambda fut: scans.append(scanner.submit(
-            prescan_task, {"step": PrescanStep, "unit": shard_of[id(fut)], "recipe_path": run.recipe_path})))
+        if run.dask_address or run.workers > PRESCAN_ON_FLOW_UP_TO:
+            scans = [prescan_task.submit(PrescanStep, s, run.recipe_path, wait_for=[f])
+                     for f, s in zip(extracts, all_shards)]
+            _run_parallel("extract", extracts)
+        else:
+            _run_parallel("extract", extracts, then=lambda fut: scans.append(scanner.submit(
+                prescan_task, {"step": PrescanStep, "unit": shard_of[id(fut)], "recipe_path": run.recipe_path})))
         wait([joined, *scans])
         for f in [joined, *scans]:
             f.result()

@@ -11,9 +11,9 @@ import sys
 from dataclasses import fields
 from typing import Any
 
+from common.errors import USER_ERROR, InputError
 from flows import process
 from flows.cli.core import warehouse_arg
-from flows.cli.errors import exit_code, explain
 from schemas.config import EvaluateConfig
 
 # The fields the run reads itself; every other [evaluate] field is a predictor option.
@@ -64,11 +64,7 @@ def _decomposition(path: str | None) -> Any:
 def cmd_score(args: argparse.Namespace) -> int:
     from evaluation.score_file import score_file
 
-    try:
-        result = score_file(args.predictions, _decomposition(args.lexicon), args.labels_field, args.output_field)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"express score: {exc}", file=sys.stderr)
-        return 2
+    result = score_file(args.predictions, _decomposition(args.lexicon), args.labels_field, args.output_field)
     print(json.dumps(result))
     return 0
 
@@ -107,7 +103,7 @@ def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -
 
 def _usage_error(command: str, exc: Exception) -> int:
     print(f"express {command}: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-    return 2
+    return USER_ERROR
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -122,12 +118,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     process.configure(temporary_api=True)
     from flows.evaluate import evaluate_flow
 
-    try:
-        out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                            run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report)
-    except Exception as exc:  # one line; the run folder (if any) is marked failed
-        print(f"express evaluate: {explain(exc)}", file=sys.stderr)
-        return exit_code(exc)
+    # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
+    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                        run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report)
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"report": out["report"]} if out.get("report") else {})}))
     if out["metrics"]["VRate"] < HINT_BELOW:
@@ -184,12 +177,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     process.configure(temporary_api=True)
     from flows.evaluate import sweep_flow
 
-    try:
-        runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                          [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"])
-    except Exception as exc:  # one line; finished cells stay stored
-        print(f"express sweep: {explain(exc)}", file=sys.stderr)
-        return exit_code(exc)
+    # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
+    runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                      [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"])
     print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 
@@ -200,8 +190,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all)
     if not runs:
-        print("express leaderboard: no complete runs (run `express evaluate` first)", file=sys.stderr)
-        return 1
+        raise InputError("no complete runs (run `express evaluate` first)")
     print(format_table(runs, args.format))
     return 0
 
@@ -212,11 +201,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
-    try:
-        result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon))
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"express compare: {exc}", file=sys.stderr)
-        return 2
+    result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon))
     print(json.dumps(result, indent=2) if args.json else format_comparison(result))
     return 0
 
@@ -224,11 +209,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     from evaluation.agreement import agreement
 
-    try:
-        result = agreement(args.files)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"express agreement: {exc}", file=sys.stderr)
-        return 2
+    result = agreement(args.files)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -247,11 +228,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from evaluation.runs import find_run
     from warehouse.layout import Warehouse
 
-    try:
-        run = find_run(Warehouse.at(args.warehouse), args.run)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"express eval-report: {exc}", file=sys.stderr)
-        return 2
+    run = find_run(Warehouse.at(args.warehouse), args.run)
     print(write_report(run.path))
     return 0
 

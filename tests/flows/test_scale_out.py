@@ -74,8 +74,12 @@ def test_a_build_on_a_dask_cluster_publishes_the_same_bytes_as_in_process(dask_c
     proc = _build(demo_dump, tmp_path / "wh", "--dask-address", address, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     manifest = proc.stdout.strip().splitlines()[-1]
-    assert json.loads(Path(manifest).read_text())["shards"] == 5
+    m = json.loads(Path(manifest).read_text())
+    assert m["shards"] == 5
     assert _data_hashes(manifest) == _data_hashes(demo_build["release"]["manifest"])
+    # on a cluster the gate's PII scans ran on its workers, one per shard, and the gate used them
+    run = Path(manifest).parents[2] / "runs" / m["run_id"] / "pii-prescan"
+    assert len(list(run.glob("*.parquet"))) == 5 and m["gate"]["pii"]["texts_from_prescan"] > 0
     from distributed import Client  # the shard tasks ran on the cluster, on both of its workers
 
     with Client(address, timeout=30) as client:
