@@ -121,7 +121,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--posts", type=int, default=3600)
     ap.add_argument("--rows", type=int, default=200)
-    ap.add_argument("--settings", default="zero-shot,few-shot-nearest")
+    ap.add_argument("--settings", default="zero-shot,few-shot-nearest", help="demo-release settings to run (\"\": none)")
     ap.add_argument("--answers", default="structured,free")
     ap.add_argument("--backends", default="server")
     ap.add_argument("--n-ctx", type=int, default=8192, help="the server's context (few-shot prompts are long)")
@@ -163,7 +163,7 @@ def main() -> None:
                       f"{cell['tokens_per_s']:.1f} tok/s  timeouts {cell['timeouts']}  failed {cell['failed']}  "
                       f"{cell['wall_s']:.0f} s  window {cell['concurrency_steps']}  ({cell['rows']} rows of "
                       f"{min(lengths_real)}-{max(lengths_real)} words)", flush=True)
-            for setting in args.settings.split(","):
+            for setting in filter(None, args.settings.split(",")):
                 for answers in args.answers.split(","):
                     cell = {"backend": backend, "setting": setting, "answers": answers,
                             **run_cell(warehouse, release, args.rows, [*model, "--setting", setting, "--answers", answers])}
