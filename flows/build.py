@@ -172,7 +172,7 @@ def shard_work_flow(run: Run, warm_gate: bool = True) -> RunTables:
     # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
     extract_task = step_task(ExtractStep)
     extracts = [extract_task.submit(ExtractStep, s, run.recipe_path, wait_for=[dedupe]) for s in all_shards]
-    if warm_gate:  # while a worker dedupes and the other idles: publishing then starts at once
+    if warm_gate:  # in this process (no workers): publishing then starts at once
         warm_gate_imports()
     deduped = dedupe.result()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
@@ -204,8 +204,8 @@ def build_run(run: Run) -> BuildResult:
     filtered: they are replayed through dedupe and, when their `work` folder is new, re-labelled."""
     wh = Warehouse(run.warehouse)
     with run_lock(run.paths):
-        gate = run.publish and load_saved_recipe(run.recipe_path).gate.enabled
-        tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run, gate)
+        warm = run.in_process and run.publish and load_saved_recipe(run.recipe_path).gate.enabled
+        tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run, warm)
         assembled: AssembleResult = step_task(AssembleStep)(AssembleStep, tables, run.recipe_path)
         print(f"[ingest]  {assembled.ingest.to_dict()}", flush=True)
         print(f"[extract] {assembled.extract.to_dict()}", flush=True)

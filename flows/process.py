@@ -193,8 +193,10 @@ def _one_root_certificate() -> Path:
 def warm_gate_imports() -> threading.Thread:
     """Import Great Expectations and the gate with its PII detectors in a background thread, once
     per process, so publishing does not wait for them; a failed import resurfaces in the gate.
-    `express build` starts it while it waits for its temporary Prefect API (this process idles
-    then); otherwise the build starts it while the workers dedupe."""
+    Only for a build in this process: `express build` starts it while it waits for its temporary
+    Prefect API (this process idles then), else the build while it dedupes. A build on a cluster
+    imports them when it publishes, once its workers are gone: imported earlier, they would hold
+    ~200 MB in the flow process beside the workers at their peak (bench/README.md)."""
     def load() -> None:
         try:
             from warehouse.gx_adapter import import_gx

@@ -66,6 +66,11 @@ class BuildPlan:
     def wh(self) -> Warehouse:
         return Warehouse(self.warehouse)
 
+    @property
+    def in_process(self) -> bool:
+        """Does the shard work run in this process (no Dask cluster)?"""
+        return not (self.workers or self.dask_address)
+
 
 def plan_build(warehouse: str | Path | None = None, inputs: list[str] | tuple[str, ...] = (),
                config: str | None = None, shard_lines: int | None = None, run_id: str | None = None,
@@ -103,7 +108,7 @@ def plan_build(warehouse: str | Path | None = None, inputs: list[str] | tuple[st
 def preload(plan: BuildPlan) -> None:
     """Load the models a build in this process needs (the filter and extract steps' caches), so
     that its steps start at once; nothing for a build whose shard work runs on workers."""
-    if plan.workers or plan.dask_address:
+    if not plan.in_process:
         return
     from pipeline.extract_shards import ExtractStep
     from pipeline.filter_shards import FilterStep
@@ -130,6 +135,11 @@ class Run:
     prior_inputs: tuple[dict[str, Any], ...] = ()  # their manifest entries
     hashes: dict[str, str] = field(default_factory=dict)  # input sha256s known already
     extra_manifest: dict[str, Any] | None = None  # e.g. the parent of an incremental rebuild
+
+    @property
+    def in_process(self) -> bool:
+        """Does the shard work run in this process (no Dask cluster)?"""
+        return not (self.workers or self.dask_address)
 
     @property
     def recipe_path(self) -> str:

@@ -97,10 +97,10 @@ def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = Fal
 
 def while_the_api_starts(plan) -> None:  # plan: BuildPlan
     """What a build's process does while its temporary Prefect API starts (it would only wait):
-    import the quality gate in the background, and load the models of a build in this process."""
+    for a build in this process, import the quality gate in the background and load its models."""
     from pipeline.plan import preload
 
-    if plan.publish and plan.recipe.gate.enabled:
+    if plan.publish and plan.recipe.gate.enabled and plan.in_process:
         process.warm_gate_imports()
     preload(plan)
 

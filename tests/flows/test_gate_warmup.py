@@ -14,3 +14,19 @@ def test_warming_the_gate_twice_starts_one_thread_that_imports_great_expectation
             "first.join(300)\n"
             "print(len({id(first), id(again)}), len(names), 'great_expectations' in sys.modules, 'warehouse.gate' in sys.modules)")
     assert fresh_python(code, timeout=300).split() == ["1", "1", "True", "True"]
+
+
+@pytest.mark.parametrize(("workers", "warmed"), [(0, True), (2, False)])
+def test_only_a_build_in_this_process_imports_the_gate_while_its_api_starts(workers, warmed):
+    # on a cluster, Great Expectations would sit in the flow process beside the workers at their peak
+    code = ("import sys, threading\n"
+            "from pathlib import Path\n"
+            "from flows.cli.core import while_the_api_starts\n"
+            "from pipeline.plan import BuildPlan\n"
+            "from schemas.config import load_recipe\n"
+            f"plan = BuildPlan(Path('unused'), load_recipe(None), None, (), 1000, {workers})\n"
+            "while_the_api_starts(plan)\n"
+            "warming = [t for t in threading.enumerate() if t.name == 'warm-gx-import']\n"
+            "[t.join(300) for t in warming]\n"
+            "print(bool(warming), 'great_expectations' in sys.modules)")
+    assert fresh_python(code, timeout=300).split() == [str(warmed), str(warmed)]
