@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from flows.api_server import RETRIES
+
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
 DEFAULTS = {
@@ -83,9 +85,9 @@ def launch_temporary_api() -> None:
     with socket.socket() as sock:  # a port the system says is free
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    site = Path(find_spec("prefect").origin).parents[1]  # the package's folder, without importing it
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(site),
-                             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+    repo = Path(find_spec("flows").origin).parents[1]  # where flows/api_server.py is, without importing it
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(repo),
+                             "--factory", "flows.api_server:create_app", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
     atexit.register(_stop, proc)
     _LAUNCHED.append((proc, port))
@@ -106,6 +108,7 @@ def share_temporary_api(while_starting: Callable[[], object] | None = None) -> s
     if url is None:  # an API configured in the user's Prefect profile
         return None
     os.environ["PREFECT_API_URL"] = os.environ[TEMPORARY_API] = url
+    os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", str(RETRIES))  # its 503s ask for short waits (flows/api_server.py)
     if not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
         os.environ["PREFECT_API_SSL_CERT_FILE"] = str(_one_root_certificate())
     from prefect.context import refresh_global_settings_context
@@ -130,9 +133,9 @@ def _without_heartbeats() -> None:
 
 
 def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
-    """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
-    same uvicorn app and "ephemeral" flags; the child reads the same environment and profile),
-    without importing `prefect.server` in the build's process. The child is launched before this
+    """Serve Prefect's API app (wrapped: flows/api_server.py) from a child process, as Prefect's
+    own temporary server does (the same "ephemeral" flags; the child reads the same environment
+    and profile), without importing `prefect.server` in the build's process. The child is launched before this
     process imports Prefect (`launch_temporary_api`), so the two start side by side; it is stopped
     when this process exits, or at once when the user's profile configures an API after all (None)."""
     launch_temporary_api()
