@@ -5,12 +5,15 @@ Prefect's server records task-run events in the background. A request that write
 recorder holds the database (creating a flow run, most often) fails with "database is locked" and
 is answered 503; the client then retries after 2 s, then 4 s, ... . Half the flow runs of a command
 waited ~2 s that way. The lock is held for milliseconds, so here a 503 tells the client when to
-retry (`Retry-After`, which Prefect's client obeys): 50 ms, doubling with each 503 in a row up to
-MAX_RETRY_AFTER, back to 50 ms after any other answer. The clients of a temporary API are given
+retry (`Retry-After`, which Prefect's client obeys): after as long as the database has been busy
+so far (since the first 503 with no other answer between), at least FIRST_RETRY_AFTER and at most
+MAX_RETRY_AFTER. A client retrying alone so waits about twice as long each time, and many clients
+meeting one short lock do not push each other's waits up. The clients of a temporary API are given
 more retries (RETRIES) so that the total wait before a request fails stays as long as Prefect's.
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 FIRST_RETRY_AFTER = 0.05  # seconds
@@ -19,22 +22,21 @@ RETRIES = 12  # PREFECT_CLIENT_MAX_RETRIES for the clients of a temporary API (P
 
 
 class RetrySoon:
-    """ASGI middleware: a 503 response gets a `Retry-After` that starts short and doubles while
-    503s follow each other."""
+    """ASGI middleware: a 503 response gets a `Retry-After` as long as the database has been busy."""
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.in_a_row = 0
+    def __init__(self, app: Any, clock: Any = time.monotonic) -> None:
+        self.app, self.clock = app, clock
+        self.busy_since: float | None = None  # the first 503 with no other answer after it
 
     def retry_after(self, status: int) -> float | None:
-        """The Retry-After of a response with `status` (None for any but 503), and the count of
-        503s in a row updated."""
+        """The Retry-After of a response with `status` (None for any but 503)."""
         if status != 503:
-            self.in_a_row = 0
+            self.busy_since = None
             return None
-        seconds = min(FIRST_RETRY_AFTER * 2 ** self.in_a_row, MAX_RETRY_AFTER)
-        self.in_a_row += 1
-        return seconds
+        now = self.clock()
+        if self.busy_since is None:
+            self.busy_since = now
+        return min(max(now - self.busy_since, FIRST_RETRY_AFTER), MAX_RETRY_AFTER)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -46,7 +48,7 @@ class RetrySoon:
                 seconds = self.retry_after(message["status"])
                 if seconds is not None:
                     headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"retry-after"]
-                    message = {**message, "headers": [*headers, (b"retry-after", f"{seconds:g}".encode())]}
+                    message = {**message, "headers": [*headers, (b"retry-after", f"{seconds:.3f}".encode())]}
             await send(message)
 
         await self.app(scope, receive, send_with_retry_after)

@@ -1,37 +1,41 @@
-"""The temporary API's app (flows/api_server.py): a 503 asks for a short wait that doubles while
-503s follow each other, up to a bound, and starts short again after any other answer."""
+"""The temporary API's app (flows/api_server.py): a 503 asks the client to retry after as long
+as the database has been busy (at least a short wait, at most a bound), counted afresh after any
+other answer."""
 import asyncio
 
 from flows.api_server import FIRST_RETRY_AFTER, MAX_RETRY_AFTER, RetrySoon
 
 
-def _answers(statuses):
-    """The Retry-After header (or None) of each response of an app answering `statuses` in turn."""
-    left = list(statuses)
+def _answers(timed_statuses):
+    """The Retry-After (float, or None if absent) of each response of an app answering each
+    (time, status) in turn, read at that time."""
+    left = list(timed_statuses)
+    now = [0.0]
 
     async def app(scope, receive, send):
-        await send({"type": "http.response.start", "status": left.pop(0), "headers": [(b"retry-after", b"2")]})
+        await send({"type": "http.response.start", "status": left.pop(0)[1], "headers": [(b"retry-after", b"2")]})
         await send({"type": "http.response.body", "body": b""})
 
-    wrapped, seen = RetrySoon(app), []
+    wrapped, seen = RetrySoon(app, clock=lambda: now[0]), []
 
     async def send(message):
         if message["type"] == "http.response.start":
-            seen.append(dict(message["headers"]).get(b"retry-after"))
+            value = dict(message["headers"]).get(b"retry-after")
+            seen.append(None if value is None else float(value))
 
-    for _ in statuses:
+    for t, _ in timed_statuses:
+        now[0] = t
         asyncio.run(wrapped({"type": "http"}, None, send))
     return seen
 
 
-def test_a_503_asks_for_a_short_wait_that_doubles_in_a_row_and_resets_after_a_success():
-    first = FIRST_RETRY_AFTER
-    assert _answers([503, 503, 503, 200, 503]) == [
-        f"{first:g}".encode(), f"{2 * first:g}".encode(), f"{4 * first:g}".encode(), b"2", f"{first:g}".encode()]
+def test_a_503_asks_to_wait_as_long_as_the_database_has_been_busy_counted_afresh_after_a_success():
+    seen = _answers([(10.0, 503), (10.0, 503), (10.4, 503), (11.0, 200), (12.0, 503), (13.5, 503)])
+    assert seen == [FIRST_RETRY_AFTER, FIRST_RETRY_AFTER, 0.4, 2.0, FIRST_RETRY_AFTER, 1.5]
 
 
 def test_the_wait_is_bounded():
-    assert _answers([503] * 20)[-1] == f"{MAX_RETRY_AFTER:g}".encode()
+    assert _answers([(0.0, 503), (100.0, 503)])[-1] == MAX_RETRY_AFTER
 
 
 def test_other_scopes_reach_the_app_untouched():

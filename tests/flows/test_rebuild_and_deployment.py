@@ -53,14 +53,17 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
     cfg.write_text(CONFIG.read_text().replace('cron = "0 4 * * 1"', 'cron = "30 2 * * 0"'))
     env = {**os.environ, "PYTHONPATH": str(REPO), "PREFECT_API_URL": PREFECT_API_URL.value(),
            "PREFECT_RUNNER_POLL_FREQUENCY": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "schedule", "--input", str(dumps), "--config", str(cfg),
-                             "--warehouse", str(wh)], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    # its output goes to files: a pipe nobody reads while it serves fills up and blocks it
+    out, err = tmp_path / "schedule.out", tmp_path / "schedule.err"
+    with open(out, "w") as out_file, open(err, "w") as err_file:
+        proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "schedule", "--input", str(dumps), "--config",
+                                 str(cfg), "--warehouse", str(wh)], cwd=REPO, env=env, stdout=out_file,
+                                stderr=err_file, text=True, start_new_session=True)
     try:
         with get_client(sync_client=True) as client:
             deadline = time.monotonic() + 180  # a hang guard: the deployment appears once the command serves it
             while True:
-                assert proc.poll() is None, proc.stderr.read()[-2000:]
+                assert proc.poll() is None, err.read_text()[-2000:]
                 try:
                     dep = client.read_deployment_by_name(deployment)
                     break
@@ -75,12 +78,15 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
         assert run.state.is_completed(), run.state
         assert [p.parent.name for p in wh.glob("express-demo/v*/manifest.json")] == ["v1"]
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"express schedule did not stop within 60 s of Ctrl-C: {err.read_text()[-2000:]}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert "deployment weekly-rebuild: cron 30 2 * * 0 (UTC); serving" in proc.stdout.read()
+    assert "deployment weekly-rebuild: cron 30 2 * * 0 (UTC); serving" in out.read_text()
 
 
 def _month_dump(folder: Path, month: str, posts: int, seed: int, prefix: str) -> Path:
