@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-KINDS: tuple[str, ...] = ("email", "url", "ip", "phone", "card", "ssn", "iban", "user", "address", "dob", "name")
+KINDS: tuple[str, ...] = ("email", "url", "ip", "phone", "card", "ssn", "iban", "user", "address", "dob", "id", "name")
 SWITCHES = {"email": "scrub_emails", "url": "scrub_urls", "ip": "scrub_ips", "phone": "scrub_phones",
             "card": "scrub_cards", "ssn": "scrub_ssns", "iban": "scrub_ibans", "user": "scrub_users",
-            "address": "scrub_addresses", "dob": "scrub_birth_dates",
+            "address": "scrub_addresses", "dob": "scrub_birth_dates", "id": "scrub_id_numbers",
             "name": "scrub_names"}  # kind -> its [filters] switch
 
 

@@ -2,7 +2,7 @@
 
 Presidio's analyzer finds the structured kinds (privacy/recognizers.py: e-mail, URL, IP,
 phone, card, SSN, IBAN, Reddit/@/Discord handles; privacy/numbers.py: cards of any grouping,
-phones near a phone word, dates of birth; privacy/addresses.py: street addresses) with no NLP
+phones near a phone word, dates of birth, ID numbers after their cue; privacy/addresses.py: street addresses) with no NLP
 engine at all, and person names from the words around them, a gazetteer and spaCy's NER on the
 words around capitalized cues (privacy/names.py, privacy/name_cues.py). Overlapping finds are
 settled first (the longer span wins, then the higher score, and grows over what it overlapped),

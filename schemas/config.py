@@ -52,6 +52,7 @@ class FilterConfig:
     scrub_users: bool = True  # [USER]: u/ handles, @handles, Discord tags
     scrub_addresses: bool = True  # [ADDRESS]: street addresses, post-office boxes, address blocks
     scrub_birth_dates: bool = True  # [DOB]: full dates after a birth cue ("born on", "DOB")
+    scrub_id_numbers: bool = True  # [ID]: licence, passport, NI, account and member numbers after their cue
     scrub_names: bool = True  # [NAME]: relationship cues, a name gazetteer, spaCy NER around uncommon capitalized words
 
 

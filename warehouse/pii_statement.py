@@ -11,7 +11,8 @@ WHAT = {"email": "e-mail addresses [EMAIL]", "url": "URLs with any public-suffix
         "card": "Luhn-valid card numbers of 12-19 digits [CARD]", "ssn": "US social security numbers [SSN]",
         "iban": "checksum-valid IBANs [IBAN]", "user": "Reddit u/ handles, @handles and Discord tags [USER]",
         "address": "street addresses, post-office boxes and address blocks [ADDRESS]",
-        "dob": "dates of birth after a birth cue [DOB]", "name": "person names [NAME]"}
+        "dob": "dates of birth after a birth cue [DOB]",
+        "id": "licence, passport, national insurance, account and member numbers after their cue [ID]", "name": "person names [NAME]"}
 
 
 def scrubbed_kinds(manifest: dict[str, Any]) -> list[str]:

@@ -5,7 +5,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from privacy.kinds import enabled_kinds
-from privacy.recognizers import _digit_runs
+from privacy.numbers import digit_runs as _digit_runs
 from privacy.scrubber import KINDS, Scrubber, cached_scrubber, scrub, scrub_post
 from schemas.config import FilterConfig
 from schemas.lexicon import lexicon_terms
@@ -122,7 +122,8 @@ def test_hints_and_windows_never_skip_a_match():
               "\u0665\u0665\u0665-\u0661\u0662\u0663-\u0664\u0665\u0666\u0667", "12 abc 34 de 56", "a" * 30 + "1234567",
               "12 Elm Street", "Kungsgatan 5", "USNS Comfort", "P.O. Box 44", "Apt 3", "born on 3/4/1990", "DOB",
               "Phone: 467 3395", "6234 5678 9012 3456 780", "+41 (0)96 471 07 95", "skype: jdoe_88",
-              "zip code 60614", "jane.doe on Skype"]
+              "zip code 60614", "jane.doe on Skype", "passport no. 583920174", "NI AB 12 34 56 C", "member #",
+              "driving licence, it reads MORGX702148PZ8QX", "number is 11B 22334", "IDs 5519", "account"]
     rng = random.Random(11)
     texts = pieces + ["".join(rng.choice(pieces) + rng.choice(["", " ", "\n", ".", "-", " x "])
                               for _ in range(rng.randint(2, 8))) for _ in range(150)]

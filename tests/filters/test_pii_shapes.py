@@ -9,7 +9,7 @@ import pytest
 from privacy.addresses import find_addresses
 from privacy.gazetteer import first_names, place_names, romanize, surnames
 from privacy.name_cues import cue_names
-from privacy.numbers import find_birth_dates, find_cards, find_phones, luhn
+from privacy.numbers import find_birth_dates, find_cards, find_id_numbers, find_phones, luhn
 from privacy.scrubber import cached_scrubber
 from tests.filters.pii_posts import make_posts
 from tests.filters.pii_table import load_table
@@ -84,6 +84,21 @@ def test_a_date_of_birth_needs_a_birth_cue_and_a_full_date():
     assert _found(find_birth_dates, "DOB: 03/07/1989. 1992-11-05 is my birthday") == ["03/07/1989", "1992-11-05"]
     for text in ("I was born in 1998 and I feel old", "born in March 1990", "We moved on 12/05/2021"):
         assert find_birth_dates(text) == [], text
+
+
+def test_an_id_number_follows_its_cue_or_has_the_national_insurance_format():
+    assert _found(find_id_numbers, "passport no. 583920174 expired; my NI number: QQ 52 81 94 C") == [
+        "583920174", "QQ 52 81 94 C"]
+    assert _found(find_id_numbers, "Licence, as printed on the card, reads BRANT805219KL9ZQ 37.") == [
+        "BRANT805219KL9ZQ 37"]  # letters and 5+ digits later in the cue's sentence
+    assert _found(find_id_numbers, "member #48213, acct ending in 7788 and IDs 55190-B") == ["48213", "7788", "55190-B"]
+    assert _found(find_id_numbers, "The code number is 44K 70213. Mine is JY 28 46 10 D") == ["44K 70213", "JY 28 46 10 D"]
+    for text in ("I have been a member since 2014", "my account has 1500 karma", "policy 2021 changed",
+                 "the ID 2 of them", "insurance 1200 a month", "my license is valid until 12/05/2027",
+                 "my account was made in 2015", "account 4.5 stars", "ID 10:30", "my number is 07700 900123",
+                 "passport photo cost $15", "my id 1234 lol"[:0] + "id 98765 is lower case",
+                 "the account, 3 years and 40000 posts later. AB123456", "GB 12 34 56 A is no valid prefix"):
+        assert find_id_numbers(text) == [], text
 
 
 def test_cues_point_at_names_of_any_origin_and_never_at_common_words_or_places():

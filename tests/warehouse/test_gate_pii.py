@@ -26,6 +26,7 @@ PLANTED = {  # one leak of each kind, as a writer would leave it
     "user": "thanks u/Kind_Stranger for the advice",
     "address": "we moved to 12 Elm Street, Leeds in May",
     "dob": "I was born on 3 March 1991 and still",
+    "id": "my passport number 538104772 was stolen",
     "name": "my husband Mike (31M) forgot again",
 }
 
@@ -60,7 +61,8 @@ def test_a_release_with_planted_pii_of_each_kind_is_refused_and_nothing_is_publi
     results_text = json.dumps(results)
     for found in ("EMAIL: jane.doe@gmail.com", "URL: johnsmith.ai", "IP: 73.12.201.5", "PHONE: +44 20 7946 0958",
                   "CARD: 4111 1111 1111 1111", "SSN: 219-09-9999", "IBAN: DE89 3704 0044 0532 0130 00",
-                  "USER: u/Kind_Stranger", "ADDRESS: 12 Elm Street, Leeds", "DOB: 3 March 1991", "NAME: Mike"):
+                  "USER: u/Kind_Stranger", "ADDRESS: 12 Elm Street, Leeds", "DOB: 3 March 1991", "ID: 538104772",
+                  "NAME: Mike"):
         assert found in results_text, found
     pii = results["summary"]["pii"]
     assert pii["rows_checked"] == 30 + len(PLANTED) and pii["rows_name_checked"] == 30 + len(PLANTED)
@@ -85,7 +87,7 @@ def test_kinds_the_recipe_does_not_scrub_are_not_held_against_the_release(tmp_pa
     files = _write(tmp_path / "ex.parquet", _clean() + [_ex("u1", PLANTED["url"]), _ex("n1", PLANTED["name"])])
     rel = publish_release(files, Warehouse.at(tmp_path / "wh"), recipe, {"funnel": {}})
     assert rel.manifest()["gate"]["pii"]["kinds"] == ["email", "ip", "phone", "card", "ssn", "iban", "user", "address",
-                                                      "dob"]
+                                                      "dob", "id"]
 
 
 def test_names_are_checked_on_a_bounded_deterministic_sample_of_rows(tmp_path):

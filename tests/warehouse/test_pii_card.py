@@ -27,7 +27,7 @@ def test_card_and_croissant_name_the_scrubbed_kinds_the_placeholders_and_the_gat
     readme = out["readme"].read_text(encoding="utf-8")
     section = readme.split("## Personal information (PII)")[1].split("##")[0]
     for said in ("Microsoft Presidio", "presidio-analyzer 2.2.364", "[EMAIL]", "[URL]", "[IP]", "[PHONE]", "[CARD]",
-                 "[SSN]", "[IBAN]", "[USER]", "[ADDRESS]", "[DOB]", "[NAME]", "en_core_web_sm", "gazetteer", "re-ran the same detectors", "12 rows"):
+                 "[SSN]", "[IBAN]", "[USER]", "[ADDRESS]", "[DOB]", "[ID]", "[NAME]", "en_core_web_sm", "gazetteer", "re-ran the same detectors", "12 rows"):
         assert said in section, said
     croissant = json.loads(out["croissant"].read_text(encoding="utf-8"))
     assert croissant["rai:personalSensitiveInformation"] == section.strip()
