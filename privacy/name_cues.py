@@ -1,6 +1,8 @@
 """Names that the words around them give away, without NER: "my sister Anna", "a friend named
-Kofi", "I met Tomasz", "Ayesha and I", "Jonas told me", "My name is Ngozi", "Name: Olek Nowak";
-and the words that complete a found name ("Janka M. Szász", "Willemine ten Pas").
+Kofi", "I met Tomasz", "Ayesha and I", "Jonas told me", "My name is Ngozi", "Name: Olek Nowak",
+"her maiden name is Abernathy", "ms. Okparaeke", "said Tavita", "Thandeka passed away", and
+speaker labels of a dialogue ("Oskar: you never listen"); and the words that complete a found
+name ("Janka M. Szász", "Willemine ten Pas").
 
 The cue words are privacy/data/name_cues.txt. The word a cue points at must start with a capital
 letter and be no common word, place or nationality, emotion word or frequent English word (that is
@@ -54,13 +56,21 @@ def _patterns() -> tuple[list[tuple[re.Pattern, bool]], list[re.Pattern]]:
     rel, mod = _alt(w["relation"]), _alt(w["modifier"])
     after = [
         (re.compile(rf"(?:my|our|his|her|their)\s+(?:(?:{mod}|ex|step|half)[\s-]+){{0,2}}{rel}(?:\s*,)?\s+{_WORD}"), True),
-        (re.compile(rf"{_alt(w['introduction'])}\s*{_WORD}"), True),
+        (re.compile(rf"{_alt(w['introduction'])}(?:\s+(?:is|was))?\s*{_WORD}"), True),
         (re.compile(rf"called\s+{_WORD}"), True),  # kept only after "a guy called" (see cue_names)
         (re.compile(rf"i\s+{_alt(w['verb_after_i'])}\s+{_WORD}"), False),
         (re.compile(rf"(?:me|i)\s+(?:and|&)\s+{_WORD}"), False),
+        (re.compile(rf"{_alt(w['speech'])}\s+{_WORD}"), False),
+        (re.compile(rf"['’]s\s+name(?:\s+(?:is|was))?\s+{_WORD}"), True),  # "under my partner's name Ana Ruiz"
     ]
-    before = [re.compile(r"(?:and|&)\s+(?:i|me)(?![\w'’])"), re.compile(rf"{_alt(w['verb_before_me'])}\s+me\b")]
+    before = [re.compile(r"(?:and|&)\s+(?:i|me)(?![\w'’])"), re.compile(rf"{_alt(w['verb_before_me'])}\s+me\b"),
+              re.compile(rf"{_alt(w['verb_after_name'])}(?![\w'’])")]
     return after, before
+
+
+@lru_cache(maxsize=1)
+def _title_pattern() -> re.Pattern:
+    return re.compile(rf"{_alt(cue_words()['title'])}\.?\s+{_WORD}")
 
 
 _WORD_CHAR = re.compile(r"\w")
@@ -101,26 +111,79 @@ def cue_names(text: str) -> list[tuple[int, int]]:
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     for k, (pattern, lower_ok) in enumerate(after):
         for m in pattern.finditer(lower):
-            if m.start() and _WORD_CHAR.match(lower, m.start() - 1):
+            if m.start() and _WORD_CHAR.match(lower, m.start() - 1) and lower[m.start()] not in "'’":
                 continue  # not the start of a word ("family called")
+            if _WORD_CHAR.match(lower, m.start(1) - 1):
+                continue  # the name must start a word ("surnames", "nicknamed")
             if k == 2 and not _ARTICLE_BEFORE.search(text, max(0, m.start() - 40), m.start()):
                 continue  # "he called Sarah" is no introduction; "a girl called Sarah" is
             _keep(text, m.start(1), m.end(1), lower_ok, out)
-    for pattern in before:
+    for k, pattern in enumerate(before):
         for m in pattern.finditer(lower):
             if m.start() and _WORD_CHAR.match(lower, m.start() - 1):
                 continue
             w = _WORD_BEFORE.search(text, max(0, m.start() - 40), m.start())
             if w:
-                _keep(text, w.start(1), w.end(1), False, out)
+                start = w.start(1)
+                if k == 2:  # "Ana Ruiz lives in Porto": a second name word before the first
+                    w2 = _WORD_BEFORE.search(text, max(0, start - 40), start)
+                    if w2 and w2.group(1)[:1].isupper() and could_be_name(w2.group(1)) and could_be_name(w.group(1)):
+                        start = w2.start(1)
+                _keep(text, start, w.end(1), False, out, whole=k == 2)
+    for m in _title_pattern().finditer(lower):
+        if m.start() and _WORD_CHAR.match(lower, m.start() - 1):
+            continue
+        word, title = text[m.start(1):m.end(1)], text[m.start():m.start() + 2]
+        if word[:1].isupper() and not title.isupper() and (could_be_name(word) or _surname(word)):
+            _keep(text, m.start(1), m.end(1), False, out, check=False)
+    out.update(speaker_labels(text))
     return sorted(out)
 
 
-def _keep(text: str, start: int, end: int, lower_ok: bool, out: set[tuple[int, int]]) -> None:
+def _surname(word: str) -> bool:
+    """A surname of the gazetteer, and no common word, emotion word or place: "Mrs. Brown"."""
+    from privacy.gazetteer import surnames
+
+    first, places, frequent, free, lexicon = _words()
+    lower = regex.sub(r"['’]s?$", "", word.lower())
+    return lower in surnames() and lower not in free and lower not in lexicon and lower not in places
+
+
+_LABEL = regex.compile(r"[ \t>*_]*(?P<name>\p{Lu}[\p{L}\p{M}'’-]*\p{L}(?:[ \t]\p{Lu}\.?|[ \t]\p{Lu}[\p{L}\p{M}'’-]*\p{L})?)[*_]*[ \t]*$")
+_QUOTE_AFTER = regex.compile(r"[*_]*[ \t]*[\"“”'‘]")
+
+
+def speaker_labels(text: str) -> list[tuple[int, int]]:
+    """Names that label a line of dialogue: "Anna: ..." at the start of a line (after quote marks
+    or bold), one or two name words that could be a name (could_be_name). A label counts when it
+    is a first name or surname of the gazetteer, when a quote follows it, or when another line of
+    the text has such a label (a dialogue): "Disclaimer: ..." alone is no name."""
+    if ":" not in text:
+        return []
+    from privacy.gazetteer import first_names, surnames
+
+    labels = []
+    at = text.find(":")
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        m = _LABEL.fullmatch(text, line_start, at)
+        if m and all(could_be_name(w, lower_ok=True) for w in m.group("name").split() if len(w.rstrip(".")) > 1):
+            words = [w.lower() for w in m.group("name").split()]
+            sure = any(w in first_names() or w in surnames() for w in words) or _QUOTE_AFTER.match(text, at + 1)
+            labels.append((m.start("name"), m.end("name"), bool(sure)))
+        at = text.find(":", text.find("\n", at) if "\n" in text[at:] else len(text))
+    if any(sure for _, _, sure in labels):
+        return [(a, b) for a, b, _ in labels]
+    return []
+
+
+def _keep(text: str, start: int, end: int, lower_ok: bool, out: set[tuple[int, int]], check: bool = True,
+          whole: bool = False) -> None:
     word = text[start:end]
     if word[:1].isupper() and (len(word) < 2 or not word[1].islower()):
         return  # "I", acronyms
-    if not word[:1].isalpha() or not could_be_name(word, lower_ok):
+    last = word.split()[-1] if whole else word
+    if not word[:1].isalpha() or (check and not could_be_name(last, lower_ok)):
         return
     if text[end - 2:end] in ("'s", "’s"):
         end -= 2

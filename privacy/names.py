@@ -24,7 +24,8 @@ English word that is no census first name, or part of a compound ("Weber-Santana
 Cues in the words around a name find it with no NER at all ("my sister Anna", "Tomasz and I",
 privacy/name_cues.py). Every found name is then completed over the initials, particles and name
 words next to it ("Janka M. Szász", "Willemine ten Pas"), and dropped when a company word
-follows ("Weber Inc.", "Thomas and Sons").
+follows ("Weber Inc.", "Thomas and Sons") or it is one word made of two everyday English words
+("Bluecanvas"); the other mentions of its rare words in the text are names too.
 """
 from __future__ import annotations
 
@@ -408,10 +409,56 @@ def _completed(text: str, spans: list[RecognizerResult]) -> list[RecognizerResul
     candidates += [(a, b, 0.6) for a, b in listed_names(text, [(a, b) for a, b, _ in candidates])]
     for start, end, score in candidates:
         start, end = complete(text, start, end)
-        if _DAY_AFTER.match(text, end) or is_company(text, end) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
+        if _DAY_AFTER.match(text, end) or is_company(text, end) or _compound_word(text[start:end]) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
             continue
         found[(start, end)] = max(score, found.get((start, end), 0.0))
+    for span in _repeats(text, list(found)):
+        found.setdefault(span, 0.6)
     return [RecognizerResult("PERSON", a, b, score) for (a, b), score in sorted(found.items())]
+
+
+@lru_cache(maxsize=4096)
+def _compound_word(span: str) -> bool:
+    """Is the span one word made of two frequent English words, and no name of the gazetteer?
+    Brands and companies are named so ("Bluecanvas", "Brightforge"); people rarely, and the ones
+    who are ("Goodman", "Blackwell") are in the surname list."""
+    word = _POSSESSIVE.sub("", span)
+    if " " in word or not word.isalpha() or len(word) < 7:
+        return False
+    lower = word.lower()
+    from privacy.gazetteer import first_names, surnames
+
+    if lower in first_names() or lower in surnames():
+        return False
+    from wordfreq import zipf_frequency
+
+    return any(zipf_frequency(lower[:i], "en") >= COMPOUND_ZIPF and zipf_frequency(lower[i:], "en") >= COMPOUND_ZIPF
+               for i in range(3, len(lower) - 2))
+
+
+COMPOUND_ZIPF = 3.5  # each part of a compound brand name: an everyday English word ("canvas", "forge")
+
+
+def _repeats(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Other mentions in the text of a found name's words ("directed by Ines Okafor, starring
+    Okafor"): the same capitalized word, as a whole word (not inside "Ramsey-Okafor"), and no
+    common, frequent or emotion word or place (a false name "Realworlds Batman" must not spread)."""
+    if not spans:
+        return []
+    words = set()
+    for a, b in spans:
+        for m in _WORD.finditer(text, a, b):
+            w = _POSSESSIVE.sub("", m.group())
+            lower = w.lower()
+            if len(w) > 2 and w[0].isupper() and not w.isupper() and lower not in name_free_words() \
+                    and lower not in lexicon_terms() and lower not in _place_names() and not is_frequent_word(lower):
+                words.add(w)
+    out = []
+    for w in words:
+        for m in regex.finditer(rf"(?<![\p{{L}}\p{{N}}_'’-]){regex.escape(w)}(?![\p{{L}}\p{{N}}_-])", text):
+            if not any(a <= m.start() < b for a, b in spans):
+                out.append(m.span())
+    return out
 
 
 _PLACE_BEFORE = regex.compile(r"(?i)(?:\b(?:in|from|near|into|around|outside|across|at|of)|\b(?:move|moved|moving|went|go|going"

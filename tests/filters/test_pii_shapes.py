@@ -111,6 +111,29 @@ def test_cues_point_at_names_of_any_origin_and_never_at_common_words_or_places()
         assert cue_names(text) == [], text
 
 
+def test_speaker_labels_titles_speech_name_words_and_verbs_said_of_people_point_at_names():
+    text = ("Oskar: you never listen.\nBettina: I do.\nI asked for ms. Okparaeke. \"Fine,\" said Tavita. "
+            "Her maiden name is Abernathy. It's under my aunt's name Xochitl. Leontyne Abara lives upstairs. "
+            "Thandeka passed away.")
+    assert _found(cue_names, text) == ["Oskar", "Bettina", "Okparaeke", "Tavita", "Abernathy", "Xochitl",
+                                       "Leontyne Abara", "Thandeka"]
+    for text in ("Disclaimer: I'm not a doctor.", "Edit: typo\nUpdate: fixed", "Everyone laughed at me.",
+                 "Mom cried.", "he said no", "the file name is report", "I miss Canada so much", "Me: fine\nAlso me: no"):
+        assert cue_names(text) == [], text
+    assert _found(cue_names, "Ayodele: \"where were you?\"") == ["Ayodele"]  # a quote after one label
+
+
+def test_other_mentions_of_a_found_name_are_replaced_and_one_word_brands_of_two_words_are_not():
+    scrubber = cached_scrubber()
+    assert scrubber.scrub("A film by Ingeborg Valtersdottir, starring Valtersdottir herself.") == (
+        "A film by [NAME], starring [NAME] herself.")
+    assert scrubber.scrub("My cousin Ignatius works at Ramsey-Ignatius now.") == (
+        "My cousin [NAME] works at Ramsey-Ignatius now.")  # a part of a compound is no mention
+    text = "Last year I joined Bluecanvas as an analyst and I hated every minute."  # NER calls it a person
+    assert scrubber.scrub(text) == text
+    assert scrubber.scrub("My coworker Goodman covered for me.") == "My coworker [NAME] covered for me."
+
+
 def test_the_gazetteer_holds_names_of_many_origins_in_latin_letters_and_no_places_as_names():
     assert romanize("Ефимия") == "efimiya" and romanize("Αθανασίου") == "athanasiou" and romanize("王") is None
     names = first_names()
