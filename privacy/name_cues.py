@@ -40,7 +40,26 @@ def cue_words() -> dict[str, tuple[str, ...]]:
 
 
 def _alt(words: tuple[str, ...]) -> str:
-    return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(words), key=len, reverse=True)) + ")"
+    """A regex of the words (a space in one matches any whitespace), shaped as a trie: `re` tries
+    the alternatives of a flat list one by one at each position, a trie one letter at a time.
+    Longer words are tried first."""
+    trie: dict = {}
+    for w in set(words):
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return _trie_regex(trie)
+
+
+def _trie_regex(node: dict) -> str:
+    ends = "" in node
+    branches = [(r"\s+" if ch == " " else re.escape(ch)) + _trie_regex(child)
+                for ch, child in sorted(node.items()) if ch]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if ends else body
 
 
 _WORD = r"(\w[\w'’-]*\w)"  # checked in code: capitalized, or a lower-case first name where allowed
@@ -60,12 +79,29 @@ def _patterns() -> tuple[list[tuple[re.Pattern, bool]], list[re.Pattern]]:
         (re.compile(rf"called\s+{_WORD}"), True),  # kept only after "a guy called" (see cue_names)
         (re.compile(rf"i\s+{_alt(w['verb_after_i'])}\s+{_WORD}"), False),
         (re.compile(rf"(?:me|i)\s+(?:and|&)\s+{_WORD}"), False),
-        (re.compile(rf"{_alt(w['speech'])}\s+{_WORD}"), False),
-        (re.compile(rf"['’]s\s+name(?:\s+(?:is|was))?\s+{_WORD}"), True),  # "under my partner's name Ana Ruiz"
+        # a verb of speech right after a quote or a ! or ?: '"Fine," said Tavita'
+        (re.compile(rf"[\"“”'’!?],?\s*{_alt(w['speech'])}\s+{_WORD}"), False),
+        # the word name: "her maiden name is X", "a guy named X", "my surname: X", "under my aunt's name X"
+        (re.compile(rf"name(?:d|['’]s|:)?(?:\s+(?:is|was))?\s*:?\s*{_WORD}"), True),
     ]
-    before = [re.compile(r"(?:and|&)\s+(?:i|me)(?![\w'’])"), re.compile(rf"{_alt(w['verb_before_me'])}\s+me\b"),
-              re.compile(rf"{_alt(w['verb_after_name'])}(?![\w'’])")]
+    before = [re.compile(r"(?:and|&)\s+(?:i|me)(?![\w'’])")]
     return after, before
+
+
+_ME = re.compile(r"\s+me\b")
+_VERB_END = re.compile(r"[\w'’-]+$")
+
+
+@lru_cache(maxsize=1)
+def _verbs_before_me() -> frozenset[str]:
+    return frozenset(cue_words()["verb_before_me"])
+
+
+@lru_cache(maxsize=1)
+def _said_of_people() -> re.Pattern:
+    """A capitalized word before a verb said of people ("Thandeka passed away"), over the text
+    itself: the pattern starts at the capital letters, so `re` skips the rest fast."""
+    return re.compile(rf"([A-ZÀ-ÖØ-Þ\u0100-\u024f][\w'’-]*\w)\s+{_alt(cue_words()['verb_after_name'])}(?![\w'’])")
 
 
 @lru_cache(maxsize=1)
@@ -73,7 +109,13 @@ def _title_pattern() -> re.Pattern:
     return re.compile(rf"{_alt(cue_words()['title'])}\.?\s+{_WORD}")
 
 
+_NAME_WORD_BEFORE = re.compile(r"(?<![^\W_])(?:sur|nick)$")  # "surname X", "nickname X"; not "username X"
+
+
+
+
 _WORD_CHAR = re.compile(r"\w")
+_POSSESSIVE = re.compile(r"['’]s?$")
 _WORD_BEFORE = re.compile(r"(\w[\w'’-]*\w)\s+$")
 _ARTICLE_BEFORE = re.compile(r"\b(?:a|an|some|this|the|one)\s+(?:[a-z]+\s+){0,2}$", re.IGNORECASE)
 
@@ -90,7 +132,7 @@ def could_be_name(word: str, lower_ok: bool = False) -> bool:
     """May a cue's word be a name? (see module doc) After a relation or an introduction
     (`lower_ok`) a gazetteer first name that is also a frequent word counts ("my sister Grace")."""
     first, places, frequent, free, lexicon = _words()
-    lower = regex.sub(r"['’]s?$", "", word.lower())
+    lower = _POSSESSIVE.sub("", word.lower())
     if lower in free or lower in lexicon or lower in places:
         return False
     if word[0].islower():
@@ -111,25 +153,33 @@ def cue_names(text: str) -> list[tuple[int, int]]:
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     for k, (pattern, lower_ok) in enumerate(after):
         for m in pattern.finditer(lower):
-            if m.start() and _WORD_CHAR.match(lower, m.start() - 1) and lower[m.start()] not in "'’":
-                continue  # not the start of a word ("family called")
+            if m.start() and k != 5 and _WORD_CHAR.match(lower, m.start() - 1):  # 5 starts at a quote or "!"
+                if k != 6 or not _NAME_WORD_BEFORE.search(lower, max(0, m.start() - 5), m.start()):
+                    continue  # not the start of a word ("family called"); "surname", "nickname" are
             if _WORD_CHAR.match(lower, m.start(1) - 1):
-                continue  # the name must start a word ("surnames", "nicknamed")
+                continue  # the name starts a word
             if k == 2 and not _ARTICLE_BEFORE.search(text, max(0, m.start() - 40), m.start()):
                 continue  # "he called Sarah" is no introduction; "a girl called Sarah" is
             _keep(text, m.start(1), m.end(1), lower_ok, out)
-    for k, pattern in enumerate(before):
+    for pattern in before:
         for m in pattern.finditer(lower):
             if m.start() and _WORD_CHAR.match(lower, m.start() - 1):
                 continue
             w = _WORD_BEFORE.search(text, max(0, m.start() - 40), m.start())
             if w:
-                start = w.start(1)
-                if k == 2:  # "Ana Ruiz lives in Porto": a second name word before the first
-                    w2 = _WORD_BEFORE.search(text, max(0, start - 40), start)
-                    if w2 and w2.group(1)[:1].isupper() and could_be_name(w2.group(1)) and could_be_name(w.group(1)):
-                        start = w2.start(1)
-                _keep(text, start, w.end(1), False, out, whole=k == 2)
+                _keep(text, w.start(1), w.end(1), False, out)
+    for m in _ME.finditer(lower):  # "Jonas told me": found from " me" back (a scan per verb cost ~4x more)
+        verb = _VERB_END.search(lower, max(0, m.start() - 24), m.start())
+        if verb and verb.group() in _verbs_before_me():
+            w = _WORD_BEFORE.search(text, max(0, verb.start() - 40), verb.start())
+            if w:
+                _keep(text, w.start(1), w.end(1), False, out)
+    for m in _said_of_people().finditer(text):
+        start = m.start(1)
+        w2 = _WORD_BEFORE.search(text, max(0, start - 40), start)  # "Ana Ruiz lives in Porto"
+        if w2 and w2.group(1)[:1].isupper() and could_be_name(w2.group(1)) and could_be_name(m.group(1)):
+            start = w2.start(1)
+        _keep(text, start, m.end(1), False, out, whole=True)
     for m in _title_pattern().finditer(lower):
         if m.start() and _WORD_CHAR.match(lower, m.start() - 1):
             continue
@@ -145,7 +195,7 @@ def _surname(word: str) -> bool:
     from privacy.gazetteer import surnames
 
     first, places, frequent, free, lexicon = _words()
-    lower = regex.sub(r"['’]s?$", "", word.lower())
+    lower = _POSSESSIVE.sub("", word.lower())
     return lower in surnames() and lower not in free and lower not in lexicon and lower not in places
 
 
@@ -210,7 +260,7 @@ def complete(text: str, start: int, end: int) -> tuple[int, int]:
         if not m:
             break
         word = m.group("word")
-        lower = regex.sub(r"['’]s?$", "", word.lower())
+        lower = _POSSESSIVE.sub("", word.lower())
         if is_company(text, m.start()):
             break
         if lower in free or lower in lexicon or lower in places or (len(word) > 1 and word.isupper()):

@@ -455,9 +455,14 @@ def _repeats(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
                 words.add(w)
     out = []
     for w in words:
-        for m in regex.finditer(rf"(?<![\p{{L}}\p{{N}}_'’-]){regex.escape(w)}(?![\p{{L}}\p{{N}}_-])", text):
-            if not any(a <= m.start() < b for a, b in spans):
-                out.append(m.span())
+        at = text.find(w)
+        while at >= 0:
+            end = at + len(w)
+            if not (at and (text[at - 1].isalnum() or text[at - 1] in "_'’-")) \
+                    and not (end < len(text) and (text[end].isalnum() or text[end] in "_-")) \
+                    and not any(a <= at < b for a, b in spans):
+                out.append((at, end))
+            at = text.find(w, end)
     return out
 
 
@@ -484,7 +489,7 @@ def _place_or_employer(text: str, start: int, end: int) -> bool:
         return True  # "in June", "since May": a date
     words = [w.lower() for w in text[start:end].split()]
     return (_PLACE_BEFORE.search(before) is not None and len(words) <= 2
-            and not any(regex.sub(r"['’]s?$", "", w) in gazetteer_first_names() for w in words))
+            and not any(_POSSESSIVE.sub("", w) in gazetteer_first_names() for w in words))
 
 
 def _clean(sentence: str, start: int, end: int) -> tuple[int, int] | None:

@@ -118,9 +118,12 @@ def test_speaker_labels_titles_speech_name_words_and_verbs_said_of_people_point_
     assert _found(cue_names, text) == ["Oskar", "Bettina", "Okparaeke", "Tavita", "Abernathy", "Xochitl",
                                        "Leontyne Abara", "Thandeka"]
     for text in ("Disclaimer: I'm not a doctor.", "Edit: typo\nUpdate: fixed", "Everyone laughed at me.",
-                 "Mom cried.", "he said no", "the file name is report", "I miss Canada so much", "Me: fine\nAlso me: no"):
+                 "Mom cried.", "he said no", "the file name is report", "I miss Canada so much", "Me: fine\nAlso me: no",
+                 "my username is Kestrel_99", "I renamed Documents"):
         assert cue_names(text) == [], text
     assert _found(cue_names, "Ayodele: \"where were you?\"") == ["Ayodele"]  # a quote after one label
+    assert _found(cue_names, "his nickname Zosia, her surname: Kowalczyk. Wow! said Brannigan") == [
+        "Zosia", "Kowalczyk", "Brannigan"]
 
 
 def test_other_mentions_of_a_found_name_are_replaced_and_one_word_brands_of_two_words_are_not():
