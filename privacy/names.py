@@ -409,7 +409,9 @@ def _completed(text: str, spans: list[RecognizerResult]) -> list[RecognizerResul
     candidates += [(a, b, 0.6) for a, b in listed_names(text, [(a, b) for a, b, _ in candidates])]
     for start, end, score in candidates:
         start, end = complete(text, start, end)
-        if _DAY_AFTER.match(text, end) or is_company(text, end) or _compound_word(text[start:end]) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
+        last = text.rfind(" ", start, end)  # "Galorath Incorporated": a company word ends the span
+        if _DAY_AFTER.match(text, end) or is_company(text, end) or (last > start and is_company(text, last)) \
+                or _compound_word(text[start:end]) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
             continue
         found[(start, end)] = max(score, found.get((start, end), 0.0))
     for span in _repeats(text, list(found)):
@@ -445,6 +447,8 @@ def _repeats(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     common, frequent or emotion word or place (a false name "Realworlds Batman" must not spread)."""
     if not spans:
         return []
+    from privacy.name_cues import is_company
+
     words = set()
     for a, b in spans:
         for m in _WORD.finditer(text, a, b):
@@ -460,8 +464,8 @@ def _repeats(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
             end = at + len(w)
             if not (at and (text[at - 1].isalnum() or text[at - 1] in "_'’-")) \
                     and not (end < len(text) and (text[end].isalnum() or text[end] in "_-")) \
-                    and not any(a <= at < b for a, b in spans):
-                out.append((at, end))
+                    and not any(a <= at < b for a, b in spans) and not is_company(text, end):
+                out.append((at, end))  # "Thornbury Incorporated" names a company, not Marek Thornbury
             at = text.find(w, end)
     return out
 

@@ -137,6 +137,17 @@ def test_other_mentions_of_a_found_name_are_replaced_and_one_word_brands_of_two_
     assert scrubber.scrub("My coworker Goodman covered for me.") == "My coworker [NAME] covered for me."
 
 
+def test_a_found_name_followed_by_or_ending_in_a_company_word_is_dropped():
+    from presidio_analyzer import RecognizerResult
+
+    from privacy.names import _completed
+
+    text = "Thornbury Incorporated was the dream of Marek Thornbury, and Weber Ltd bought it."
+    ner = [RecognizerResult("PERSON", 0, 22, 0.85), RecognizerResult("PERSON", 40, 55, 0.85),
+           RecognizerResult("PERSON", 61, 66, 0.85)]  # as NER may tag them
+    assert [text[r.start:r.end] for r in _completed(text, ner)] == ["Marek Thornbury"]  # nor is its mention
+
+
 def test_the_gazetteer_holds_names_of_many_origins_in_latin_letters_and_no_places_as_names():
     assert romanize("Ефимия") == "efimiya" and romanize("Αθανασίου") == "athanasiou" and romanize("王") is None
     names = first_names()
