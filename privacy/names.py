@@ -398,6 +398,9 @@ class NameFinder:
             self._memo[piece] = spans
 
 
+CUE_SCORE = 0.85  # a name a cue points at: the words around it say so ("her maiden name is Sandgreen")
+
+
 def _completed(text: str, spans: list[RecognizerResult]) -> list[RecognizerResult]:
     """NER's and the gazetteer's names with the names cues point at, each completed over the name
     words next to it; none followed by a company word; one result per span."""
@@ -405,13 +408,16 @@ def _completed(text: str, spans: list[RecognizerResult]) -> list[RecognizerResul
 
     found = {}
     candidates = [(r.start, r.end, r.score) for r in spans if not _place_or_employer(text, r.start, r.end)]
-    candidates += [(a, b, 0.85) for a, b in cue_names(text)]
+    cued = cue_names(text)
+    candidates += [(a, b, CUE_SCORE) for a, b in cued]
+    cued = set(cued)
     candidates += [(a, b, 0.6) for a, b in listed_names(text, [(a, b) for a, b, _ in candidates])]
     for start, end, score in candidates:
+        by_cue = (start, end) in cued and score == CUE_SCORE
         start, end = complete(text, start, end)
         last = text.rfind(" ", start, end)  # "Galorath Incorporated": a company word ends the span
         if _DAY_AFTER.match(text, end) or is_company(text, end) or (last > start and is_company(text, last)) \
-                or _compound_word(text[start:end]) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
+                or (not by_cue and _compound_word(text[start:end])) or any(m.start() < end and start < m.end() for m in _PROTECTED.finditer(text, max(0, start - 40), end + 40)):
             continue
         found[(start, end)] = max(score, found.get((start, end), 0.0))
     for span in _repeats(text, list(found)):
