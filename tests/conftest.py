@@ -58,13 +58,14 @@ def shared_reference() -> Path:
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """The temporary API a command starts (flows/process.py), one for the session: flow runs in
-    tests meet the server a user's do (no heartbeats, quick retries when its database is busy),
-    and the commands the tests run later in a child process use it too (its URL is exported)."""
-    from flows.process import share_temporary_api
+    """One temporary server; its flow runs send no heartbeats, as under the CLI's temporary API
+    (flows/process.py): each would otherwise end up to 1 s late, waiting for the beat thread."""
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
 
-    share_temporary_api()
-    yield
+    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), \
+            prefect_test_harness(server_startup_timeout=90):
+        yield
 
 
 @pytest.fixture(scope="session")
