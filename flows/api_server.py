@@ -5,11 +5,11 @@ Prefect's server records task-run events in the background. A request that write
 recorder holds the database (creating a flow run, most often) fails with "database is locked" and
 is answered 503; the client then retries after 2 s, then 4 s, ... . Half the flow runs of a command
 waited ~2 s that way. The lock is held for milliseconds, so here a 503 tells the client when to
-retry (`Retry-After`, which Prefect's client obeys): after as long as the database has been busy
-so far (since the first 503 with no other answer between), at least FIRST_RETRY_AFTER and at most
-MAX_RETRY_AFTER. A client retrying alone so waits about twice as long each time, and many clients
-meeting one short lock do not push each other's waits up. The clients of a temporary API are given
-more retries (RETRIES) so that the total wait before a request fails stays as long as Prefect's.
+retry (`Retry-After`, which Prefect's client obeys): after BUSY_FACTOR times as long as the
+database has been busy so far (since the first 503 with no other answer between), at least
+FIRST_RETRY_AFTER and at most MAX_RETRY_AFTER. A client retrying alone so waits about four times
+as long each time (~13 s over Prefect's 5 retries before a request fails, where Prefect's own
+backoff waits 62 s), and many clients meeting one short lock do not push each other's waits up.
 """
 from __future__ import annotations
 
@@ -18,11 +18,12 @@ from typing import Any
 
 FIRST_RETRY_AFTER = 0.05  # seconds
 MAX_RETRY_AFTER = 10.0
-RETRIES = 12  # PREFECT_CLIENT_MAX_RETRIES for the clients of a temporary API (Prefect's default: 5)
+BUSY_FACTOR = 3.0
 
 
 class RetrySoon:
-    """ASGI middleware: a 503 response gets a `Retry-After` as long as the database has been busy."""
+    """ASGI middleware: a 503 response gets a `Retry-After` that grows with how long the database
+    has been busy."""
 
     def __init__(self, app: Any, clock: Any = time.monotonic) -> None:
         self.app, self.clock = app, clock
@@ -36,7 +37,7 @@ class RetrySoon:
         now = self.clock()
         if self.busy_since is None:
             self.busy_since = now
-        return min(max(now - self.busy_since, FIRST_RETRY_AFTER), MAX_RETRY_AFTER)
+        return min(max(BUSY_FACTOR * (now - self.busy_since), FIRST_RETRY_AFTER), MAX_RETRY_AFTER)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":

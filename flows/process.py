@@ -20,8 +20,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from flows.api_server import RETRIES
-
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}
 DEFAULTS = {
@@ -108,7 +106,6 @@ def share_temporary_api(while_starting: Callable[[], object] | None = None) -> s
     if url is None:  # an API configured in the user's Prefect profile
         return None
     os.environ["PREFECT_API_URL"] = os.environ[TEMPORARY_API] = url
-    os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", str(RETRIES))  # its 503s ask for short waits (flows/api_server.py)
     if not os.environ.get("PREFECT_API_SSL_CERT_FILE"):
         os.environ["PREFECT_API_SSL_CERT_FILE"] = str(_one_root_certificate())
     from prefect.context import refresh_global_settings_context

@@ -180,7 +180,7 @@ def _id_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
     acronyms = [w.upper() for w in words["acronym"]]
     cue = re.compile(rf"(?<![^\W_])(?:(?i:{alt(words['word'])})(?i:['’]?s)?|(?:{alt(acronyms)})s?)(?![^\W_])")
     fillers = re.compile(rf"(?:[\s:#=(.-]+|(?i:{alt(words['filler'])})(?![^\W_])|['’]s)*")
-    weak = re.compile(r"(?<![^\W_])(?i:number)(?:\s+(?i:is|was|reads))?[\s:#=]*")
+    weak = re.compile(r"(?<![^\W_])(?i:number)(?:\s+(?i:is|was|reads)|\s*[:#=])[\s:#=]*")  # "number 23 with 4" is no ID
     return cue, fillers, weak
 
 

@@ -1,9 +1,9 @@
-"""The temporary API's app (flows/api_server.py): a 503 asks the client to retry after as long
-as the database has been busy (at least a short wait, at most a bound), counted afresh after any
-other answer."""
+"""The temporary API's app (flows/api_server.py): a 503 asks the client to retry after a wait
+that grows with how long the database has been busy (at least a short wait, at most a bound),
+counted afresh after any other answer."""
 import asyncio
 
-from flows.api_server import FIRST_RETRY_AFTER, MAX_RETRY_AFTER, RetrySoon
+from flows.api_server import BUSY_FACTOR, FIRST_RETRY_AFTER, MAX_RETRY_AFTER, RetrySoon
 
 
 def _answers(timed_statuses):
@@ -29,9 +29,10 @@ def _answers(timed_statuses):
     return seen
 
 
-def test_a_503_asks_to_wait_as_long_as_the_database_has_been_busy_counted_afresh_after_a_success():
+def test_a_503_asks_for_a_wait_growing_with_how_long_the_database_has_been_busy_afresh_after_a_success():
     seen = _answers([(10.0, 503), (10.0, 503), (10.4, 503), (11.0, 200), (12.0, 503), (13.5, 503)])
-    assert seen == [FIRST_RETRY_AFTER, FIRST_RETRY_AFTER, 0.4, 2.0, FIRST_RETRY_AFTER, 1.5]
+    assert seen == [FIRST_RETRY_AFTER, FIRST_RETRY_AFTER, round(BUSY_FACTOR * 0.4, 3), 2.0, FIRST_RETRY_AFTER,
+                    round(BUSY_FACTOR * 1.5, 3)]
 
 
 def test_the_wait_is_bounded():
