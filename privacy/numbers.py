@@ -255,11 +255,18 @@ def has_id_number_hint(text: str, digits: str) -> bool:
 _CODE_DIGITS = re.compile(r"\d\d\d|\d\D{1,3}\d")
 
 
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
 def _code_at(text: str, pos: int) -> tuple[int, int, int, bool] | None:
     """(start, end, digits, has letters) of the code starting at pos: groups of letters and digits
-    split by single spaces or dashes. A group of letters alone counts only in upper case and at
-    most 5 long ("MORGA", "AZ"), and at the end only before punctuation or the end of the text;
-    a lower-case word ends the code."""
+    split by single spaces or dashes. A group of letters alone counts only in upper case, no
+    English stop word, at most 5 long first ("MORGA") and 2 later ("AZ 12 34 56 A"), and at the
+    end only before punctuation or the end of the text; a lower-case word ends the code."""
     groups = []
     at = pos
     while True:
@@ -267,8 +274,9 @@ def _code_at(text: str, pos: int) -> tuple[int, int, int, bool] | None:
         if not m or (m.end() < len(text) and text[m.end()] in "_@"):
             break
         g = m.group()
-        if not any(c.isdigit() for c in g) and not (g.isupper() and len(g) <= 5):
-            break
+        if not any(c.isdigit() for c in g) and not (g.isupper() and len(g) <= (5 if not groups else 2)
+                                                   and g.lower() not in _stop_words()):
+            break  # "MORGA 753116", "AZ 12 34 56 A"; never a word, as in all-caps "NUMBER 21 WITH 2"
         groups.append(m.span())
         sep = _CODE_SEP.match(text, m.end())
         if not sep or len(groups) == 8:

@@ -97,7 +97,8 @@ def test_an_id_number_follows_its_cue_or_has_the_national_insurance_format():
                  "the ID 2 of them", "insurance 1200 a month", "my license is valid until 12/05/2027",
                  "my account was made in 2015", "account 4.5 stars", "ID 10:30", "my number is 07700 900123",
                  "passport photo cost $15", "my id 1234 lol"[:0] + "id 98765 is lower case",
-                 "the account, 3 years and 40000 posts later. AB123456", "GB 12 34 56 A is no valid prefix"):
+                 "the account, 3 years and 40000 posts later. AB123456", "GB 12 34 56 A is no valid prefix",
+                 "MY COUSIN PAINTED THE BAKERY NUMBER 21 WITH 2 NEIGHBOURS", "ACCOUNT IS THE 12 OF US"):
         assert find_id_numbers(text) == [], text
 
 
