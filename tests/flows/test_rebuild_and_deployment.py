@@ -58,7 +58,7 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
     with open(out, "w") as out_file, open(err, "w") as err_file:
         proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "schedule", "--input", str(dumps), "--config",
                                  str(cfg), "--warehouse", str(wh)], cwd=REPO, env=env, stdout=out_file,
-                                stderr=err_file, text=True, start_new_session=True)
+                                stderr=err_file, text=True, start_new_session=True, preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         with get_client(sync_client=True) as client:
             deadline = time.monotonic() + 180  # a hang guard: the deployment appears once the command serves it
@@ -87,6 +87,13 @@ def test_express_schedule_serves_the_recipes_deployment_whose_run_publishes(pref
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert "deployment weekly-rebuild: cron 30 2 * * 0 (UTC); serving" in out.read_text()
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    """The child starts with Ctrl-C's default action, as in a terminal: a process that ignores
+    SIGINT (an earlier test's library can leave this worker so) passes that on to its children,
+    and Python then never raises KeyboardInterrupt (a served command idled through Ctrl-C)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _month_dump(folder: Path, month: str, posts: int, seed: int, prefix: str) -> Path:
