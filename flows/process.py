@@ -83,9 +83,9 @@ def launch_temporary_api() -> None:
     with socket.socket() as sock:  # a port the system says is free
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    site = Path(find_spec("prefect").origin).parents[1]  # the package's folder, without importing it
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(site),
-                             "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+    repo = Path(find_spec("flows").origin).parents[1]  # where flows/api_server.py is, without importing it
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--app-dir", str(repo),
+                             "--factory", "flows.api_server:create_app", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "error", "--lifespan", "on"], env=env)
     atexit.register(_stop, proc)
     _LAUNCHED.append((proc, port))
@@ -130,9 +130,9 @@ def _without_heartbeats() -> None:
 
 
 def _start_temporary_api(while_starting: Callable[[], object] | None = None) -> str | None:
-    """Serve Prefect's API app from a child process, as Prefect's own temporary server does (the
-    same uvicorn app and "ephemeral" flags; the child reads the same environment and profile),
-    without importing `prefect.server` in the build's process. The child is launched before this
+    """Serve Prefect's API app (wrapped: flows/api_server.py) from a child process, as Prefect's
+    own temporary server does (the same "ephemeral" flags; the child reads the same environment
+    and profile), without importing `prefect.server` in the build's process. The child is launched before this
     process imports Prefect (`launch_temporary_api`), so the two start side by side; it is stopped
     when this process exits, or at once when the user's profile configures an API after all (None)."""
     launch_temporary_api()

@@ -92,3 +92,27 @@ def test_a_command_configured_without_flows_of_its_own_starts_no_temporary_api()
             "      os.environ['ARROW_DEFAULT_MEMORY_POOL'])")
     assert fresh_python(code, env=environ_without(*NO_API)).split() == ["None", "None", "False", "jemalloc"]
 
+
+def test_the_temporary_api_asks_for_a_quick_retry_when_its_database_is_busy(tmp_path):
+    """Prefect's server answers 503 while its event recorder holds SQLite, and its client then
+    waits 2 s, 4 s, ...; the temporary API's answers ask for 50 ms (flows/api_server.py). Flow runs
+    are created until the client has met a busy database at least once."""
+    code = ("import logging, re; from flows.process import share_temporary_api\n"
+            "share_temporary_api()\n"
+            "waits = []\n"
+            "class Seen(logging.Handler):\n"
+            "    def emit(self, record):\n"
+            "        m = re.search(r'status code 503\\. Another attempt will be made in ([0-9.]+)s', record.getMessage())\n"
+            "        if m: waits.append(float(m.group(1)))\n"
+            "from prefect import flow, task  # it sets up Prefect's logging: the handler comes after\n"
+            "log = logging.getLogger('prefect.client'); log.addHandler(Seen()); log.setLevel(logging.DEBUG)\n"
+            "@task\ndef one(i): return i\n"
+            "@flow\ndef f():\n    for i in range(8): one(i)\n"
+            "for _ in range(60):\n"
+            "    f()\n"
+            "    if waits: break\n"
+            "print(len(waits), max(waits, default=-1))")
+    out = fresh_python(code, env=environ_without(*NO_API, PREFECT_HOME=str(tmp_path)), timeout=300)
+    retries, longest = out.split()[-2:]
+    assert int(retries) >= 1, "no flow run met a busy database: the test proved nothing"
+    assert float(longest) < 0.5
