@@ -6,7 +6,12 @@ the `hf` or `embeddings` extra installed, torch alone delays every process that 
 by seconds before its first post (bench/README.md, "Process tuning"). Importing such a library inside `hidden(...)` makes its
 optional imports fall back as if the package were absent.
 
-Only the thread inside the block is refused: a build imports Great Expectations and Presidio on a
+Some of those imports cannot be refused, because the library needs the name to exist (Great
+Expectations imports scipy.stats and altair at the top of an expectation we never use): inside
+`deferred(...)` such a module is created without running its code, which runs on first use, if
+ever (importlib's LazyLoader).
+
+Only the thread inside the block is refused (or deferred): a build imports Great Expectations and Presidio on a
 background thread while its main thread keeps running Prefect, which may import any of them for
 itself; and the package stays importable afterwards (evaluation's torch backends import it).
 """
@@ -16,7 +21,9 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec
+from importlib.util import LazyLoader
 from typing import Any
 
 
@@ -42,3 +49,35 @@ def hidden(*modules: str) -> Iterator[None]:
         yield
     finally:
         sys.meta_path.remove(refuse)
+
+
+class _Defer(MetaPathFinder):
+    """A meta-path finder that, on one thread, hands out the named modules with a lazy loader."""
+
+    def __init__(self, names: set[str], thread: int):
+        self.names, self.thread = names, thread
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+        if threading.get_ident() != self.thread or fullname not in self.names:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = LazyLoader(spec.loader)
+                return spec
+        return None  # not installed: the import fails as it would have
+
+
+@contextmanager
+def deferred(*modules: str) -> Iterator[None]:
+    """Within the block, on this thread, importing one of `modules` (full dotted names, each not
+    imported yet) binds the module without running it; its code runs on first attribute access."""
+    defer = _Defer({m for m in modules if m not in sys.modules}, threading.get_ident())
+    sys.meta_path.insert(0, defer)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(defer)

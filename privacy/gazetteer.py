@@ -72,7 +72,7 @@ def _mimesis(key: str) -> set[str]:
         lists = value.values() if isinstance(value, dict) else [value]
         for entry in (e for lst in lists for e in lst if isinstance(e, str)):
             for word in entry.split():
-                latin = romanize(word)
+                latin = word.lower() if word.isascii() else romanize(word)  # most words: no table to apply
                 if latin and len(latin) > 1 and latin.replace("-", "").replace("'", "").isalpha():
                     found.add(latin)
     return found

@@ -1,5 +1,6 @@
 """Hiding optional dependencies during one import: refused on the importing thread only, importable
-everywhere else and afterwards; Great Expectations imported so still validates."""
+everywhere else and afterwards; deferring one: bound at once, run on first use; Great Expectations
+imported so still validates."""
 from __future__ import annotations
 
 import importlib
@@ -8,7 +9,7 @@ import threading
 
 import pytest
 
-from common.hidden_imports import hidden
+from common.hidden_imports import deferred, hidden
 from tests.fresh_python import fresh_python
 
 
@@ -41,7 +42,36 @@ def test_another_thread_imports_a_module_hidden_on_this_one(fresh_colorsys):
         assert importlib.import_module(fresh_colorsys).__name__ == fresh_colorsys
 
 
-def test_great_expectations_validates_without_importing_sqlalchemy_which_stays_importable():
+def test_a_deferred_module_runs_its_code_on_first_use_only(tmp_path, monkeypatch):
+    (tmp_path / "express_deferred_probe.py").write_text(
+        "import builtins\nbuiltins.express_probe_runs = getattr(builtins, 'express_probe_runs', 0) + 1\nVALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "express_deferred_probe", raising=False)
+    import builtins
+
+    monkeypatch.setattr(builtins, "express_probe_runs", 0, raising=False)
+    with deferred("express_deferred_probe"):
+        probe = importlib.import_module("express_deferred_probe")
+    assert builtins.express_probe_runs == 0, "the module ran while deferred"
+    assert probe.VALUE == 7 and builtins.express_probe_runs == 1
+    assert importlib.import_module("express_deferred_probe").VALUE == 7 and builtins.express_probe_runs == 1
+    monkeypatch.delitem(sys.modules, "express_deferred_probe")
+
+
+def test_a_module_deferred_on_this_thread_is_imported_whole_on_another(tmp_path, monkeypatch):
+    (tmp_path / "express_deferred_other.py").write_text("VALUE = 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "express_deferred_other", raising=False)
+    got = []
+    with deferred("express_deferred_other"):
+        other = threading.Thread(target=lambda: got.append(type(importlib.import_module("express_deferred_other"))))
+        other.start()
+        other.join()
+    assert got == [type(sys)], got  # a plain module, run at once
+    monkeypatch.delitem(sys.modules, "express_deferred_other")
+
+
+def test_great_expectations_validates_without_running_sqlalchemy_scipy_stats_or_altair_which_stay_usable():
     code = """
 import sys
 import pandas as pd
@@ -53,7 +83,10 @@ out = validate_tables(lambda name: [pd.DataFrame({"a": [1, 2, 3]})], {"rows"}, [
 assert not out["success"], out
 assert [f["expectation"] for f in out["failures"]] == ["expect_column_values_to_be_between"], out["failures"]
 assert "great_expectations" in sys.modules and "sqlalchemy" not in sys.modules, "sqlalchemy was imported"
+# imported for an expectation the gate never uses: bound, never run
+assert [type(sys.modules[m]).__name__ for m in ("scipy.stats", "altair")] == ["_LazyModule"] * 2
 import sqlalchemy
-print("ok", sqlalchemy.__name__)
+import scipy.stats
+print("ok", sqlalchemy.__name__, scipy.stats.norm.cdf(0.0))
 """
-    assert fresh_python(code, timeout=300).split() == ["ok", "sqlalchemy"]
+    assert fresh_python(code, timeout=300).split() == ["ok", "sqlalchemy", "0.5"]
