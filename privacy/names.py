@@ -368,6 +368,9 @@ class NameFinder:
         self.recognizers = [SpacyRecognizer(supported_entities=["PERSON"]), FirstNameRecognizer()]
         for r in self.recognizers:
             r.load()
+        # wordfreq reads its word list on first use, and finds it by walking the call stack and every
+        # loaded module (inspect.stack): once here, at load, instead of within the first post's scrub
+        is_frequent_word("the")
         self.batch_size = batch_size
         self._memo: dict[str, list[tuple[int, int, float]]] = {}
         self._lines: dict[tuple[str, str], tuple[tuple[int, str], ...]] = {}
