@@ -203,6 +203,7 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
     from flows import process
     from flows.process import skip_exit_collection
 
+    process.collect_less()  # as `express build`'s entry does
     process.configure(temporary_api=True)
     from flows.build import build_flow
     from pipeline.plan import plan_build

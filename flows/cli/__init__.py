@@ -14,7 +14,7 @@ import sys
 import warnings
 from importlib import import_module
 
-from flows.process import set_defaults, skip_exit_collection
+from flows.process import collect_less, set_defaults, skip_exit_collection
 
 # One line per command group; a new group adds its module here.
 COMMAND_MODULES = [
@@ -43,9 +43,11 @@ def debugging(args: argparse.Namespace | None = None) -> bool:
 
 
 def entry() -> int:
-    """The console script: as `main`, and `express vocab | head` ends quietly (a process-wide
-    setting, so not made by `main`, which tests call in their own process)."""
+    """The console script: as `main`, and `express vocab | head` ends quietly and the cycle
+    collector runs less often (process-wide settings, so not made by `main`, which tests call in
+    their own process)."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    collect_less()
     try:
         return main()
     finally:  # also when a command ends with SystemExit

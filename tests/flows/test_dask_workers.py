@@ -1,5 +1,6 @@
 """The local Dask workers the sharded build starts run with our settings, not Dask's defaults that
 slow extraction down (see flows/process.py::LOCAL_WORKER_CONFIG)."""
+import gc
 import os
 
 from tests.fresh_python import fresh_python
@@ -14,14 +15,15 @@ def _worker_facts() -> dict:
     return {"malloc_trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
             "profiler": dask.config.get("distributed.worker.profile.enabled"),
             "monitors": [dask.config.get(k) for k in MONITOR_KEYS],
-            "omp_threads": os.environ.get("OMP_NUM_THREADS"), "pid": os.getpid()}
+            "omp_threads": os.environ.get("OMP_NUM_THREADS"), "gc": gc.get_threshold(), "pid": os.getpid()}
 
 
-def test_local_workers_keep_glibc_trimming_and_run_without_the_profiler_and_with_slow_monitors(prefect_harness):
+def test_local_workers_keep_glibc_trimming_and_run_without_the_profiler_with_slow_monitors_and_our_collector(prefect_harness):
     from prefect import flow, task
     from prefect.cache_policies import NO_CACHE
 
     from flows.dask_runner import task_runner
+    from flows.process import GC_THRESHOLDS
 
     facts_task = task(_worker_facts, name="worker-facts", cache_policy=NO_CACHE)
 
@@ -35,6 +37,7 @@ def test_local_workers_keep_glibc_trimming_and_run_without_the_profiler_and_with
     # Dask's 20 ms tick and 100 ms memory monitor cost an idle 2-worker cluster 4.7 CPU s per 30 s
     assert facts["monitors"] == ["1s", "1s", "2s"]
     assert facts["omp_threads"] == "1"  # Dask's other pre-spawn settings are kept
+    assert facts["gc"] == GC_THRESHOLDS != (700, 10, 10)  # set by the worker's preload, not Python's default
 
 
 def test_the_process_that_wires_a_build_does_not_import_presidio_or_spacy():
