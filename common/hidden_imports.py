@@ -40,15 +40,21 @@ class _Refuse:
 
 
 @contextmanager
-def hidden(*modules: str) -> Iterator[None]:
-    """Within the block, on this thread, `import m` (and its submodules) raises ImportError for
-    each of `modules` not imported yet (one already imported cannot be hidden and is left alone)."""
-    refuse = _Refuse({m for m in modules if m not in sys.modules}, threading.get_ident())
-    sys.meta_path.insert(0, refuse)
+def _first_finder(finder: Any) -> Iterator[None]:
+    """`finder` asked before every other import finder, within the block."""
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
-        sys.meta_path.remove(refuse)
+        sys.meta_path.remove(finder)
+
+
+@contextmanager
+def hidden(*modules: str) -> Iterator[None]:
+    """Within the block, on this thread, `import m` (and its submodules) raises ImportError for
+    each of `modules` not imported yet (one already imported cannot be hidden and is left alone)."""
+    with _first_finder(_Refuse({m for m in modules if m not in sys.modules}, threading.get_ident())):
+        yield
 
 
 class _Defer(MetaPathFinder):
@@ -75,9 +81,5 @@ class _Defer(MetaPathFinder):
 def deferred(*modules: str) -> Iterator[None]:
     """Within the block, on this thread, importing one of `modules` (full dotted names, each not
     imported yet) binds the module without running it; its code runs on first attribute access."""
-    defer = _Defer({m for m in modules if m not in sys.modules}, threading.get_ident())
-    sys.meta_path.insert(0, defer)
-    try:
+    with _first_finder(_Defer({m for m in modules if m not in sys.modules}, threading.get_ident())):
         yield
-    finally:
-        sys.meta_path.remove(defer)
