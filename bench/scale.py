@@ -203,12 +203,15 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
     from flows import process
     from flows.process import skip_exit_collection
 
-    process.collect_less()  # as `express build`'s entry does
-    process.configure(temporary_api=True)
-    from flows.build import build_flow
     from pipeline.plan import plan_build
 
-    built = build_flow(plan_build(warehouse, [dump], config, int(shard_lines), workers=int(workers))).to_dict()
+    process.collect_less()  # as `express build`'s entry does
+    plan = plan_build(warehouse, [dump], config, int(shard_lines), workers=int(workers))
+    process.start_gate_helper(plan.recipe, plan.in_process, plan.publish)
+    process.configure(temporary_api=True)
+    from flows.build import build_flow
+
+    built = build_flow(plan).to_dict()
     Path(result).write_text(json.dumps(built, default=str))
     skip_exit_collection()  # and exit as `express build` does
     return 0

@@ -20,7 +20,7 @@ from prefect.runtime import flow_run as prefect_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.dask_runner import task_runner
-from flows.process import warm_gate_imports
+from flows.process import start_gate_helper
 from pipeline import steps
 from pipeline.assemble import AssembleStep, JoinIngestQuarantine, RunTables
 from pipeline.dedupe_shards import DedupeStep
@@ -155,7 +155,7 @@ def _filter_and_join(run: Run, new_shards: list[Shard], filtering: dict[str, Any
 
 
 @flow(name="express-shard-work", validate_parameters=False)
-def shard_work_flow(run: Run, warm_gate: bool = True) -> RunTables:
+def shard_work_flow(run: Run) -> RunTables:
     """The per-shard work of a run on the task runner it is given: split, filter, dedupe, extract;
     returns the finished shards and the manifest's input entries. A flow of its own so that its
     workers (each with a spaCy model) are shut down before the run is assembled and the quality
@@ -172,8 +172,6 @@ def shard_work_flow(run: Run, warm_gate: bool = True) -> RunTables:
     # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
     extract_task = step_task(ExtractStep)
     extracts = [extract_task.submit(ExtractStep, s, run.recipe_path, wait_for=[dedupe]) for s in all_shards]
-    if warm_gate:  # in this process (no workers): publishing then starts at once
-        warm_gate_imports()
     deduped = dedupe.result()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
@@ -204,8 +202,8 @@ def build_run(run: Run) -> BuildResult:
     filtered: they are replayed through dedupe and, when their `work` folder is new, re-labelled."""
     wh = Warehouse(run.warehouse)
     with run_lock(run.paths):
-        warm = run.in_process and run.publish and load_saved_recipe(run.recipe_path).gate.enabled
-        tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run, warm)
+        start_gate_helper(load_saved_recipe(run.recipe_path), run.in_process, run.publish)
+        tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run)
         assembled: AssembleResult = step_task(AssembleStep)(AssembleStep, tables, run.recipe_path)
         print(f"[ingest]  {assembled.ingest.to_dict()}", flush=True)
         print(f"[extract] {assembled.extract.to_dict()}", flush=True)

@@ -1,13 +1,12 @@
 """How an `express` process is tuned: environment defaults set before Prefect, pyarrow or the
 models are imported (and inherited by the Dask workers it spawns), the one temporary Prefect API of
-a command's flow runs, the Dask settings of local workers, the gate's imports warmed while the
-process would idle, and a quick exit. Each setting was measured; the figures are in
+a command's flow runs, the Dask settings of local workers, the gate's helper process of a build
+in this process, and a quick exit. Each setting was measured; the figures are in
 bench/README.md ("Process tuning"), not here.
 """
 from __future__ import annotations
 
 import atexit
-import functools
 import gc
 import hashlib
 import os
@@ -15,9 +14,9 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
@@ -204,26 +203,20 @@ def _one_root_certificate() -> Path:
     return path
 
 
-@functools.cache  # once per process: later calls return the same thread
-def warm_gate_imports() -> threading.Thread:
-    """Import Great Expectations and the gate with its PII detectors in a background thread, once
-    per process, so publishing does not wait for them; a failed import resurfaces in the gate.
-    Only for a build in this process: `express build` starts it while it waits for its temporary
-    Prefect API (this process idles then), else the build while it dedupes. A build on a cluster
-    imports them when it publishes, once its workers are gone: imported earlier, they would hold
-    ~200 MB in the flow process beside the workers at their peak (bench/README.md)."""
-    def load() -> None:
-        try:
-            from warehouse.gx_adapter import import_gx
+def start_gate_helper(recipe: Any, in_process: bool, publish: bool) -> bool:  # recipe: schemas.config.Recipe
+    """For a build whose steps run in this process and that publishes through the gate, start the
+    gate's helper process (warehouse/gate_process.py): it imports Great Expectations and the gate
+    and loads the PII detectors on the core the steps leave idle, and validates the release there.
+    `express build` starts it once its request is checked, a build's flow (if not yet) as it
+    starts. A build on a cluster validates in this process once its workers are gone: the helper
+    would hold its memory beside the workers at their peak and take CPU they need."""
+    if not (in_process and publish and recipe.gate.enabled):
+        return False
+    from privacy.kinds import enabled_kinds
+    from warehouse import gate_process
 
-            import_gx()
-            import warehouse.gate  # noqa: F401
-        except Exception:  # noqa: BLE001 - the gate imports it again and reports the error
-            pass
-
-    thread = threading.Thread(target=load, name="warm-gx-import", daemon=True)
-    thread.start()
-    return thread
+    gate_process.start(enabled_kinds(recipe.filters))
+    return True
 
 
 def skip_exit_collection() -> None:

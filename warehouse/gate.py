@@ -32,17 +32,8 @@ from schemas.vocabulary import Vocabulary, default_vocabulary
 
 from warehouse import gx_adapter
 from warehouse.gate_pii import GatePii
+from warehouse.gate_result import GateResult, format_failures  # noqa: F401 (re-exported)
 from warehouse.stats import js_divergence, label_counts, union_sql  # noqa: F401 (the gate's, re-exported)
-
-
-@dataclass
-class GateResult:
-    success: bool
-    summary: dict[str, Any]
-    results_path: Path | None = None
-
-    def message(self) -> str:
-        return format_failures(self.summary["failures"])
 
 
 # The gate's DuckDB holds the ids only (texts never enter it): its memory limit grows with the
@@ -316,18 +307,3 @@ def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabul
                                indent=1, default=str) + "\n")
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     return GateResult(validated["success"], summary, path)
-
-
-def format_failures(failures: list[dict[str, Any]]) -> str:
-    """One line per failed expectation: which check, on how many rows, with examples."""
-    lines = []
-    for f in failures:
-        if f.get("exception"):
-            lines.append(f"{f['suite']}: {f['expectation']} ({f['check']}) raised: {f['exception']}")
-            continue
-        n, rows = f.get("unexpected_count"), f.get("rows")
-        where = f"on {n} of {rows} rows" if n is not None else f"observed {f.get('observed_value')!r}"
-        examples = json.dumps(f.get("examples", []), default=str)[:600]
-        lines.append(f"{f['suite']}: {f['expectation']} {json.dumps(f['kwargs'], default=str)} "
-                     f"({f['check']}) failed {where}; examples: {examples}")
-    return "\n".join(lines)

@@ -164,7 +164,8 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
     """Run the quality gate; on failure keep its results outside the release and raise GateFailed."""
     if not recipe.gate.enabled:
         return None
-    from warehouse.gate import label_counts, run_gate
+    from warehouse.gate_process import run_gate
+    from warehouse.stats import label_counts
 
     parent_counts = None
     if parent:

@@ -44,7 +44,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
     print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
     plan = plan_build(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0)
-    process.configure(temporary_api=True, while_starting=lambda: while_the_api_starts(plan))
+    get_ready(plan, temporary_api=True)
     from evaluation.runs import format_table, leaderboard
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
@@ -95,14 +95,14 @@ def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = Fal
                       getattr(args, "praw_query", None) or (), scrape=scrape, watch=watch)
 
 
-def while_the_api_starts(plan) -> None:  # plan: BuildPlan
-    """What a build's process does while its temporary Prefect API starts (it would only wait):
-    for a build in this process, import the quality gate in the background and load its models."""
+def get_ready(plan, temporary_api: bool) -> None:  # plan: BuildPlan
+    """Before a build's flow: start the gate's helper process (process.start_gate_helper) and the
+    temporary Prefect API, loading the models of a build in this process while the API starts
+    (the process would only wait)."""
     from pipeline.plan import preload
 
-    if plan.publish and plan.recipe.gate.enabled and plan.in_process:
-        process.warm_gate_imports()
-    preload(plan)
+    process.start_gate_helper(plan.recipe, plan.in_process, plan.publish)
+    process.configure(temporary_api=temporary_api, while_starting=lambda: preload(plan))
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -110,7 +110,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.dask_address:
         process.launch_temporary_api()  # it starts while the request is checked
     plan = build_plan(args)
-    process.configure(temporary_api=not plan.dask_address, while_starting=lambda: while_the_api_starts(plan))
+    get_ready(plan, temporary_api=not plan.dask_address)
     from flows.build import build_flow
 
     print(build_flow(plan).release.manifest)

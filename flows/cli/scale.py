@@ -4,14 +4,14 @@ from __future__ import annotations
 import argparse
 
 from flows import process
-from flows.cli.core import build_arguments, build_plan, warehouse_arg, while_the_api_starts
+from flows.cli.core import build_arguments, build_plan, warehouse_arg, get_ready
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     if not args.dask_address:
         process.launch_temporary_api()  # it starts while the request is checked
     plan = build_plan(args, scrape=args.scrape)
-    process.configure(temporary_api=not plan.dask_address, while_starting=lambda: while_the_api_starts(plan))
+    get_ready(plan, temporary_api=not plan.dask_address)
     from flows.rebuild import rebuild_flow
 
     out = rebuild_flow(plan)
