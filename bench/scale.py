@@ -2,7 +2,7 @@
 the dev file's sentences in posts of 100-300 words, 8 % disclosing) with the recipe as shipped
 (name detection on): wall and CPU seconds of builds at two sizes for 1 and 2 Dask workers, from
 which the fixed cost (the intercept) and the cost per post (the slope) of each worker count;
-peak RSS (whole process tree) at a quarter and the full size; the floor (decompress + orjson
+a near-empty build (`--tiny` posts) timed alone; peak RSS (whole process tree) at a quarter and the full size; the floor (decompress + orjson
 parse only, and with the stdlib json); the seconds of each build step on a sample; the 2-worker
 build against the bound its own CPU sets; names off and configs/dumps.toml. Prints figures, then
 one JSON line.
@@ -259,7 +259,9 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
     """Seconds per build step on the first `sample` lines, in one process and one shard, with no
     orchestration: the steps of pipeline/ run as the flow runs them, and each times itself. The
     spaCy model is loaded (and a first post extracted) before the clock starts, as a worker pays
-    that once."""
+    that once. The filter and extract steps then run again on the same posts in the same process
+    (`*_again`): what they save the second time is what memos keyed by text save once warm, which
+    this corpus's repeated sentences let a large build save on every post after its first ones."""
     from pipeline.run import load_any_recipe, save_recipe
     from schemas.config import Recipe
     from sources.dumps import iter_lines
@@ -280,7 +282,9 @@ def stage_profile(dump: Path, sample: int, config: str | None = None) -> dict[st
         for _ in _steps(str(warm / "RS_2031-00.jsonl"), warm, recipe_path):  # model load, first imports
             pass
         times = dict(_steps(str(head), out / "run", recipe_path))
-    return {**times, "posts": sample}
+        again = dict(_steps(str(head), out / "again", recipe_path))
+    warm = {f"{k}_again": round(again[k], 3) for k in ("filter", "extract")}
+    return {**times, **warm, "posts": sample}
 
 
 def _steps(dump: str, run: Path, recipe_path: str):
@@ -322,6 +326,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--posts", type=int, default=1_000_000, help="the full size")
     ap.add_argument("--small", type=int, default=30_000, help="the small size (fixed cost = the line's intercept)")
+    ap.add_argument("--tiny", type=int, default=1_000,
+                    help="posts of the near-empty build timed alone (what a build costs with little to do)")
     ap.add_argument("--corpus", choices=("real", "synthetic"), default="real")
     ap.add_argument("--shard-lines", type=int, default=OrchestrateConfig.shard_lines)
     ap.add_argument("--profile-sample", type=int, default=20_000)
@@ -346,6 +352,7 @@ def main() -> int:
     full = write_dump(work, args.posts, "2031-02", 7, args.corpus)
     small = write_dump(work / "small", args.small, "2031-02", 7, args.corpus)
     quarter = write_dump(work / "quarter", args.posts // 4, "2031-01", 8, args.corpus)
+    tiny = write_dump(work / "tiny", args.tiny, "2031-02", 7, args.corpus)
     print(f"{args.corpus} corpus: {args.posts:,} posts of 100-300 words (8 % disclosing), "
           f"{full.stat().st_size / 2**20:.1f} MiB zst ({full.stat().st_size / args.posts:.0f} B a post), "
           f"written in {time.perf_counter() - t0:.0f}s")
@@ -359,12 +366,16 @@ def main() -> int:
     config = recipe_with_names(given, args.names == "on", work)
     print(f"recipe: {args.config or 'built-in defaults'}, name detector {args.names}")
     prof = stage_profile(full, args.profile_sample, config)
-    per = {k: round(v, 3) for k, v in prof.items() if k not in ("posts", "candidates")}
+    per = {k: round(v, 3) for k, v in prof.items() if k not in ("posts", "candidates") and not k.endswith("_again")}
+    again = {k: v for k, v in prof.items() if k.endswith("_again")}
+    warm_up = prof["filter"] + prof["extract"] - sum(again.values())
     stage_rate = prof["posts"] / sum(per.values())
     print(f"steps on {prof['posts']:,} posts in one process, s: "
           + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
           + f"; sum = {stage_rate:,.0f} posts/s = {max(floors) / stage_rate:.1f}x the floor; "
           f"{prof['candidates']:.1%} of the posts are disclosure candidates")
+    print(f"the same posts again, same process: filter {again['filter_again']:.2f}, extract "
+          f"{again['extract_again']:.2f}: {warm_up:.2f} s saved by warm memos (part of the intercept on this corpus)")
     scrub = scrubber_cost(full)
     print(f"PII scrubber on disclosure candidates, CPU us/post: names on {scrub['names_on']:,}, "
           f"names off {scrub['names_off']:,}")
@@ -386,6 +397,11 @@ def main() -> int:
         fixed_cpu[w], per_post_cpu[w] = fit((args.small, bs["cpu_seconds"]), (args.posts, bf["cpu_seconds"]))
         print(f"{w} worker(s): fixed {fixed[w]:.1f}s + {per_post[w]:.1f} us a post (wall); CPU: fixed "
               f"{fixed_cpu[w]:.1f}s + {per_post_cpu[w]:.1f} us a post")
+    # the intercept holds what a build pays once, and on this corpus also the warm-up of memos keyed
+    # by text (printed with the steps above); a near-empty build shows the first alone
+    tiny_runs = [timed_build(tiny, work / f"wh-tiny-{k}", 1, args.shard_lines, config)[0] for k in range(3)]
+    print(f"1 worker, {args.tiny:,} posts: " + ", ".join(f"{t:.2f}s" for t in tiny_runs)
+          + f"; best {min(tiny_runs):.2f}s")
     s_q, rss_q, _ = timed_build(quarter, work / "wh-quarter", 1, args.shard_lines, config)
     floors += [r[2]["floor_before"] for key in runs for r in runs[key]]  # every floor run counts for the best
     floors.append(floor_rate(full)[0])
@@ -429,6 +445,7 @@ def main() -> int:
         "fixed_seconds": {f"{w}_worker": round(fixed[w], 2) for w in (1, 2)},
         "per_post_us": {f"{w}_worker": round(per_post[w], 1) for w in (1, 2)},
         "fixed_cpu_seconds": {f"{w}_worker": round(fixed_cpu[w], 2) for w in (1, 2)},
+        "tiny": args.tiny, "tiny_build_seconds": [round(t, 2) for t in tiny_runs],
         "per_post_cpu_us": {f"{w}_worker": round(per_post_cpu[w], 1) for w in (1, 2)},
         "build_seconds": {f"{w}_worker_{size}": [round(r[0], 1) for r in runs[(w, size)]]
                           for w in (1, 2) for size in ("small", "full")},
@@ -439,7 +456,8 @@ def main() -> int:
         "rss_growth_mb": round(rss1.peak_mb - rss_q.peak_mb),
         "peak_rss_mb_by_role": {"1_worker": rss1.roles_mb(), "2_workers": rss2.roles_mb()},
         "names_on_cost_ratio": round(names_ratio, 3) if names_ratio else None,
-        "scrubber_us_per_post": scrub, "step_seconds": per, "stage_posts_per_s": round(stage_rate),
+        "scrubber_us_per_post": scrub, "step_seconds": per, "step_seconds_again": again,
+        "memo_warm_up_seconds": round(warm_up, 2), "stage_posts_per_s": round(stage_rate),
         "candidate_share": round(prof["candidates"], 4), "stage_floor_ratio": round(floor / stage_rate, 2),
         "floor_runs_posts_per_s": [round(f) for f in floors], "shard_lines": args.shard_lines,
         "host_probe": {f"{w}_worker_{size}": [r[2]["host_probe"] for r in runs[(w, size)]]
