@@ -83,3 +83,19 @@ def deferred(*modules: str) -> Iterator[None]:
     imported yet) binds the module without running it; its code runs on first attribute access."""
     with _first_finder(_Defer({m for m in modules if m not in sys.modules}, threading.get_ident())):
         yield
+
+
+@contextmanager
+def deferred_set_aside() -> Iterator[None]:
+    """Within the block, the deferred modules whose code has not run are out of `sys.modules`, so
+    code that walks every loaded module does not run them by reading their attributes (wordfreq
+    finds its data through inspect.stack, which reads each module's `__file__`). They are put back
+    after, except where the block imported the real module meanwhile."""
+    aside = {name: m for name, m in list(sys.modules.items()) if type(m).__name__ == "_LazyModule"}
+    for name in aside:
+        sys.modules.pop(name, None)
+    try:
+        yield
+    finally:
+        for name, module in aside.items():
+            sys.modules.setdefault(name, module)

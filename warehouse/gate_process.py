@@ -47,8 +47,18 @@ class _Helper:
         self.conn.send((name, args, kwargs))
         return self.conn.recv()
 
-    def close(self) -> None:
-        self.conn.close()  # the helper reads the end of its input and exits
+    def close(self, now: bool = False) -> None:
+        """End the helper: it reads the end of its input and exits, and is waited for (so no
+        process is left behind, and its CPU counts among this process's children); `now` kills
+        it first, for a helper busy with a request nobody will read."""
+        if now:
+            self.proc.kill()
+        self.conn.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 _HELPER: list[_Helper] = []  # at most one per process, reused by every later gate
@@ -90,7 +100,7 @@ def run_gate(*args: Any, **kwargs: Any) -> GateResult:
                       file=sys.stderr, flush=True)
                 _HELPER.pop().close()
             except BaseException:  # interrupted mid-request: its answer would reach the next one
-                _HELPER.pop().close()
+                _HELPER.pop().close(now=True)
                 raise
             else:
                 return _answer(reply)

@@ -1,15 +1,16 @@
 """Hiding optional dependencies during one import: refused on the importing thread only, importable
 everywhere else and afterwards; deferring one: bound at once, run on first use; Great Expectations
-imported so still validates."""
+imported so still validates; deferred modules set aside from a walk over every loaded module."""
 from __future__ import annotations
 
+import builtins
 import importlib
 import sys
 import threading
 
 import pytest
 
-from common.hidden_imports import deferred, hidden
+from common.hidden_imports import deferred, deferred_set_aside, hidden
 from tests.fresh_python import fresh_python
 
 
@@ -90,3 +91,21 @@ import scipy.stats
 print("ok", sqlalchemy.__name__, scipy.stats.norm.cdf(0.0))
 """
     assert fresh_python(code, timeout=300).split() == ["ok", "sqlalchemy", "0.5"]
+
+
+def test_a_walk_over_loaded_modules_with_deferred_ones_set_aside_runs_none_and_they_come_back(tmp_path, monkeypatch):
+    for name in ("express_aside_a", "express_aside_b"):
+        (tmp_path / f"{name}.py").write_text("import builtins\nbuiltins.express_aside_ran = True\n")
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with deferred("express_aside_a", "express_aside_b"):
+        a, b = (importlib.import_module(n) for n in ("express_aside_a", "express_aside_b"))
+    with deferred_set_aside():
+        files = [getattr(m, "__file__", None) for m in list(sys.modules.values())]  # what inspect.getmodule reads
+        assert "express_aside_a" not in sys.modules and files
+        assert not hasattr(builtins, "express_aside_ran"), "the walk ran a deferred module"
+        real_b = importlib.import_module("express_aside_b")  # imported for real inside: kept
+    assert real_b is not b and builtins.express_aside_ran
+    assert sys.modules["express_aside_a"] is a and type(a).__name__ == "_LazyModule"
+    assert sys.modules["express_aside_b"] is real_b and type(real_b).__name__ == "module"
+    del builtins.express_aside_ran

@@ -75,3 +75,16 @@ def test_the_helper_ends_with_its_parent(how):
     while not _ended(pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _ended(pid), f"helper {pid} outlived its parent"
+
+
+def test_stopping_the_helper_waits_for_it_so_nothing_is_left_and_its_cpu_is_counted():
+    code = ("import os, resource\n"
+            "from warehouse import gate_process\n"
+            "gate_process.start(())\n"
+            "pid = gate_process.helper_pid()\n"
+            "before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime\n"
+            "gate_process.stop()\n"
+            "after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime\n"
+            "print(os.path.exists(f'/proc/{pid}'), after > before)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["False", "True"], done.stdout + done.stderr
