@@ -3,7 +3,6 @@ masked into examples (with segmentation, the vocabulary collapse and hand-review
 spaCy model per worker process, loaded by its first shard and reused by the others."""
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import fields
@@ -28,13 +27,6 @@ from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RawPost, quaranti
 # and every field an example carries from its post (extractors/examples.py).
 POST_COLUMNS = tuple(dict.fromkeys(("id", "text", "source_file", "source_line", *CARRIED)))
 assert set(POST_COLUMNS) <= {f.name for f in fields(RawPost)}
-
-
-def freeze_long_lived() -> None:
-    """Exempt what lives as long as the process (the spaCy model) from garbage collection; each
-    full collection during extraction would otherwise re-scan it."""
-    gc.collect()
-    gc.freeze()
 
 
 def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, recipe: Recipe, funnel: Funnel,
@@ -71,7 +63,6 @@ class ExtractStep(Step[Shard, ExtractResult]):
         super().setup(recipe)
         cfg = recipe.extract
         self.extractor = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
-        freeze_long_lived()
 
     @classmethod
     def preload(cls, recipe: Recipe) -> None:

@@ -9,6 +9,7 @@ marker means "finished and complete" and a killed step is simply redone.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import threading
@@ -135,6 +136,9 @@ def prepared(step: type[Step[U, R]], recipe_path: str | None) -> Step[U, R]:
                 _READY.pop(other).teardown()
             instance = step()
             instance.setup(load_saved_recipe(recipe_path) if recipe_path else load_recipe(None))
+            # what the process imported and the step loaded (models) lasts as long as the process or
+            # the step: the full collections after (a teardown's, the cycle collector's) skip it
+            gc.freeze()
             _READY[key] = instance
         return _READY[key]
 

@@ -1,8 +1,9 @@
 """The one step runner: a finished unit is read back from its marker, setup runs once per process,
-a step's outputs appear only with its marker, a funnel that does not add up writes neither, and a
-step that replaces another tears it down."""
+a step's outputs appear only with its marker, a funnel that does not add up writes neither, a
+step that replaces another tears it down, and what a setup loads is exempt from full collections."""
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ class CountWords(Step[Unit, ShardResult]):
 
     def setup(self, recipe: Recipe) -> None:
         super().setup(recipe)
+        self.model = {"words": [[w] for w in ("a", "model", "held", "for", "the", "process")]}
         LOG.append("setup count")
 
     def teardown(self) -> None:
@@ -122,6 +124,17 @@ def test_setting_up_a_step_tears_down_the_steps_it_replaces(tmp_path):
     run_step(CountWords, _unit(tmp_path, "a", "one two"))
     run_step(Replacer, _unit(tmp_path, "b", "three four"))
     assert LOG == ["setup count", "run a", "teardown count", "setup count", "run b"]
+
+
+def test_what_a_step_loads_at_setup_is_left_out_of_later_full_collections(tmp_path):
+    gc.unfreeze()
+    run_step(CountWords, _unit(tmp_path, "a", "one two"))
+    model = steps.prepared(CountWords, None).model
+    assert gc.get_freeze_count() > 0
+    tracked = {id(o) for o in gc.get_objects()}  # every generation a collection scans
+    assert id(model) not in tracked and id(model["words"][0]) not in tracked
+    gc.unfreeze()
+    assert id(model) in {id(o) for o in gc.get_objects()}
 
 
 def test_an_ordered_step_replays_finished_units_into_its_state(tmp_path):

@@ -5,6 +5,7 @@ feature table any more, so their bytes are free. How much of that the RSS gives 
 malloc (glibc's trim); docs/scale.md says what a worker gains."""
 from __future__ import annotations
 
+import gc
 import weakref
 
 from filters.language import detect, identifier
@@ -23,3 +24,19 @@ def test_handing_back_memory_releases_the_language_model_which_reloads_when_need
     assert held > 50 * 2**20  # the float32 feature table alone: what a worker no longer carries
     assert detect(text) == before
     assert identifier() is not None and identifier().nb_ptc.nbytes == held  # loaded again, the same
+
+
+def test_the_language_model_is_released_even_after_a_step_setup_froze_it():
+    """The step runner freezes what a setup loaded (pipeline/steps.py); the filters' language
+    model is still freed by its teardown, as nothing else holds it."""
+    text = "I am worried about the exam tomorrow and cannot sleep."
+    detect(text)
+    model = identifier()
+    table = weakref.ref(model.nb_ptc)
+    gc.freeze()
+    try:
+        del model
+        hand_back_memory()
+        assert table() is None, "the frozen language model's feature table is still held"
+    finally:
+        gc.unfreeze()
