@@ -137,7 +137,8 @@ def prepared(step: type[Step[U, R]], recipe_path: str | None) -> Step[U, R]:
             instance = step()
             instance.setup(load_saved_recipe(recipe_path) if recipe_path else load_recipe(None))
             # what the process imported and the step loaded (models) lasts as long as the process or
-            # the step: the full collections after (a teardown's, the cycle collector's) skip it
+            # the step: the full collections after (a teardown's, the cycle collector's) skip it; a
+            # teardown still frees what nothing holds any more (reference counts), not frozen cycles
             gc.freeze()
             _READY[key] = instance
         return _READY[key]
