@@ -74,9 +74,16 @@ _step_task = task(_run_step, cache_policy=NO_CACHE, retry_condition_fn=_retry_un
 _ordered_task = task(_run_in_order, cache_policy=NO_CACHE, task_run_name="{step.name}-shards")
 SPLIT_THREADS = 2  # inputs split at once, beside the workers
 # Up to this many local workers, the gate's PII scan of each extracted shard runs on the flow
-# process, on the core the workers leave it; with more, one thread there would be the build's
-# slowest part (docs/scale.md: what a month costs), so the scans go to the workers.
-PRESCAN_ON_FLOW_UP_TO = 2
+# process, on the core the one worker leaves it. With more, the workers keep the cores busy and
+# already hold Presidio, while the flow process would load it and a spaCy model beside them at
+# their peak (~200 MB, bench/README.md); and with many, one thread there would be the build's
+# slowest part (docs/scale.md: what a month costs). So the scans go to the workers.
+PRESCAN_ON_FLOW_UP_TO = 1
+
+
+def prescans_on_workers(dask_address: str | None, workers: int) -> bool:
+    """Do the gate's PII scans run on the cluster (else on a thread of the flow process)?"""
+    return bool(dask_address) or workers > PRESCAN_ON_FLOW_UP_TO
 
 
 def step_task(step: type[steps.Step[Any, Any]]) -> Any:
@@ -183,7 +190,7 @@ def shard_work_flow(run: Run) -> RunTables:
                                 {"step": JoinIngestQuarantine, "unit": tables, "recipe_path": run.recipe_path})
         shard_of = {id(f): s for f, s in zip(extracts, all_shards)}
         scans = []
-        if run.dask_address or run.workers > PRESCAN_ON_FLOW_UP_TO:
+        if prescans_on_workers(run.dask_address, run.workers):
             scans = [prescan_task.submit(PrescanStep, s, run.recipe_path, wait_for=[f])
                      for f, s in zip(extracts, all_shards)]
             _run_parallel("extract", extracts)

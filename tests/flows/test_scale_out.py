@@ -92,5 +92,17 @@ def test_local_workers_under_the_clis_temporary_prefect_api_publish_the_same_byt
     env.update(PYTHONPATH=str(REPO), PREFECT_HOME=str(tmp_path / "prefect-home"))
     proc = _build(demo_dump, tmp_path / "wh", "--workers", "2", env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert _data_hashes(proc.stdout.strip().splitlines()[-1]) == _data_hashes(demo_build["release"]["manifest"])
+    manifest = proc.stdout.strip().splitlines()[-1]
+    assert _data_hashes(manifest) == _data_hashes(demo_build["release"]["manifest"])
+    # two local workers run the gate's PII scans themselves, and the gate still uses every one
+    assert json.loads(Path(manifest).read_text())["gate"]["pii"]["texts_from_prescan"] > 0
     assert (tmp_path / "prefect-home").exists()  # the temporary API's database lived there, not in ours
+
+
+def test_the_gates_pii_scans_leave_the_flow_process_once_two_workers_share_the_cores():
+    """One local worker leaves a core to the flow process, which scans there; two or more, or a
+    cluster, keep the cores busy and hold Presidio already, so the scans run on them."""
+    from flows.build import prescans_on_workers
+
+    assert [prescans_on_workers(None, n) for n in (0, 1, 2, 4)] == [False, False, True, True]
+    assert prescans_on_workers("tcp://127.0.0.1:8786", 1)
