@@ -201,14 +201,13 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
     """Child side of timed_build: a build as `express build` runs it, under the temporary API this
     benchmark's process started (whose flow runs send no heartbeats, flows/process.py)."""
     from flows import process
+    from flows.cli.core import get_ready
     from flows.process import skip_exit_collection
-
     from pipeline.plan import plan_build
 
     process.collect_less()  # as `express build`'s entry does
     plan = plan_build(warehouse, [dump], config, int(shard_lines), workers=int(workers))
-    process.start_gate_helper(plan.recipe, plan.in_process, plan.publish)
-    process.configure(temporary_api=True)
+    get_ready(plan, temporary_api=True)
     from flows.build import build_flow
 
     built = build_flow(plan).to_dict()
