@@ -33,6 +33,11 @@ DEFAULTS = {
 QUIET_RUN_LOGS = {"PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "CRITICAL",
                   "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "CRITICAL"}
 TEMPORARY_API = "EXPRESS_TEMPORARY_API"  # the URL of the temporary API this process or a parent started
+# The temporary API's server registers no block types as it starts: to check whether it must, it
+# imports every installed Prefect collection (prefect-dask, so Dask's distributed) before it
+# answers, and a build stores no blocks. A server of the user's still registers them.
+TEMPORARY_SERVER = {"PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
+                    "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false"}
 
 # Dask's defaults for the local workers it spawns, changed:
 # - MALLOC_TRIM_THRESHOLD_ (Dask sets it so workers hand freed memory back at once) makes glibc
@@ -93,7 +98,8 @@ def launch_temporary_api() -> None:
         return
     from importlib.util import find_spec
 
-    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+    env = {**TEMPORARY_SERVER, **os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+           "PREFECT__SERVER_FINAL": "1"}
     with socket.socket() as sock:  # a port the system says is free
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -29,6 +29,7 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
             "import time; deadline = time.monotonic() + 30  # the server records task runs from events, a moment later\n"
             "with get_client(sync_client=True) as c:\n"
             "    while not (runs := c.read_task_runs()) and time.monotonic() < deadline: time.sleep(0.1)\n"
+            "    assert c.read_block_types() == [], 'the temporary server registered block types'\n"
             "import sys; assert 'prefect.server.api.server' not in sys.modules, 'the server app was imported here'\n"
             "from prefect.settings import get_current_settings\n"
             "print(get_current_settings().flows.heartbeat_frequency)\n"
@@ -39,6 +40,23 @@ def test_clients_of_the_temporary_api_load_one_root_certificate_and_still_reach_
     assert scheme == "http" and int(task_runs) >= 1
     assert Path(ca_file).read_text().count("BEGIN CERTIFICATE") == 1
     assert len(ssl.create_default_context(cafile=ca_file).get_ca_certs()) == 1
+
+
+def test_the_temporary_server_skips_block_registration_unless_the_user_asks_for_it(monkeypatch):
+    """Checking whether to register block types imports every Prefect collection (prefect-dask:
+    Dask's distributed) before the server answers; a user's own setting still wins."""
+    from flows import process
+
+    launched = []
+    monkeypatch.setattr(process, "_LAUNCHED", [])
+    monkeypatch.setattr(process.subprocess, "Popen", lambda cmd, env: launched.append(env) or object())
+    monkeypatch.setattr(process.atexit, "register", lambda *a: None)
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("PREFECT_SERVER_REGISTER_BLOCKS_ON_START", "true")
+    process.launch_temporary_api()
+    (env,) = launched
+    assert env["PREFECT_SERVER_REGISTER_BLOCKS_ON_START"] == "true"
+    assert env["PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION"] == "false"
 
 
 def test_a_configured_api_starts_no_server_and_runs_no_start_up_work(monkeypatch):
