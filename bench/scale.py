@@ -198,21 +198,19 @@ def _children_cpu() -> float:
 
 def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, result: str,
                 config: str | None = None) -> int:
-    """Child side of timed_build: a build as `express build` runs it, under the temporary API this
-    benchmark's process started (whose flow runs send no heartbeats, flows/process.py)."""
-    from flows import process
-    from flows.cli.core import get_ready
-    from flows.process import skip_exit_collection
+    """Child side of timed_build: a build as `express build` runs it (the runtime's process pieces
+    and session), under the temporary API this benchmark's process started."""
+    from flows import runtime
     from pipeline.plan import plan_build
 
-    process.collect_less()  # as `express build`'s entry does
+    runtime.process_start()
     plan = plan_build(warehouse, [dump], config, int(shard_lines), workers=int(workers))
-    get_ready(plan, temporary_api=True)
-    from flows.build import build_flow
+    with runtime.session(plan):
+        from flows.build import build_flow
 
-    built = build_flow(plan).to_dict()
+        built = build_flow(plan).to_dict()
     Path(result).write_text(json.dumps(built, default=str))
-    skip_exit_collection()  # and exit as `express build` does
+    runtime.process_exit()
     return 0
 
 
@@ -341,9 +339,11 @@ def main() -> int:
                     help="leave out the 1-worker build with configs/dumps.toml (floor_ratio_real_recipe)")
     args = ap.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
-    from flows import process
+    from flows import prefect_api
+    from flows.environment import set_defaults
 
-    process.configure(temporary_api=True)
+    set_defaults()
+    prefect_api.ensure()  # one temporary API for every build below (each child runs its session under it)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="express-scale-"))
     load = os.getloadavg()
     print(f"load average before: {load[0]:.1f} on {os.cpu_count()} cores; workdir {work}")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from common.spacy_model import MODEL, load_pipeline
 
-if TYPE_CHECKING:  # spaCy is imported by the loader (common/spacy_model.py: without torch)
+if TYPE_CHECKING:  # spaCy is imported by the loader (common/spacy_model.py)
     from spacy.language import Language
 
 UNUSED_PIPES = ("ner", "lemmatizer")

@@ -20,7 +20,7 @@ from prefect.runtime import flow_run as prefect_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.dask_runner import task_runner
-from flows.process import start_gate_helper
+from flows import runtime
 from pipeline import steps
 from pipeline.assemble import AssembleStep, JoinIngestQuarantine, RunTables
 from pipeline.dedupe_shards import DedupeStep
@@ -30,14 +30,14 @@ from pipeline.pii_prescan import PrescanStep
 from pipeline.plan import BuildPlan, BuildResult, Run, input_records, open_build, saved_extra
 from pipeline.progress import Progress
 from pipeline.publish import publish_run
-from pipeline.results import AssembleResult, ShardResult, SplitResult
-from pipeline.run import load_saved_recipe, praw_inputs, run_lock
+from pipeline.results import AssembleResult, Published, ShardResult, SplitResult
+from pipeline.run import praw_inputs, run_lock
 from pipeline.shards import Shard, input_stems
 from pipeline.split import InputFile, SplitStep, split_so_far
 from sources.dumps import DumpError
 from sources.join import is_comment_input
 from sources.praw_source import Refused
-from warehouse.layout import Warehouse
+from warehouse.layout import RunPaths, Warehouse
 from warehouse.publish import PublishError
 
 
@@ -62,28 +62,22 @@ STEP_OPTIONS = {SplitStep: StepOptions(2, 5), FilterStep: StepOptions(1), Dedupe
 
 
 def _run_step(step: type[steps.Step[Any, Any]], unit: Any, recipe_path: str, **params: Any) -> Any:
-    return steps.run_step(step, unit, recipe_path, **params)
+    return steps.run_step(step, unit, recipe_path, runtime.around_setup, **params)
 
 
 def _run_in_order(step: type[steps.OrderedStep[Any, Any]], units: list[Any], recipe_path: str) -> list[Any]:
-    return steps.run_in_order(step, units, recipe_path)
+    return steps.run_in_order(step, units, recipe_path, runtime.around_setup)
+
+
+def _publish(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: dict[str, Any] | None) -> Published:
+    with runtime.publishing():
+        return publish_run(wh, run, assembled, extra, gate=runtime.gate_runner())
 
 
 _step_task = task(_run_step, cache_policy=NO_CACHE, retry_condition_fn=_retry_unless_it_cannot_heal,
                   task_run_name="{step.name}-{unit.name}")
 _ordered_task = task(_run_in_order, cache_policy=NO_CACHE, task_run_name="{step.name}-shards")
 SPLIT_THREADS = 2  # inputs split at once, beside the workers
-# Up to this many local workers, the gate's PII scan of each extracted shard runs on the flow
-# process, on the core the one worker leaves it. With more, the workers keep the cores busy and
-# already hold Presidio, while the flow process would load it and a spaCy model beside them at
-# their peak (~200 MB, bench/README.md); and with many, one thread there would be the build's
-# slowest part (docs/scale.md: what a month costs). So the scans go to the workers.
-PRESCAN_ON_FLOW_UP_TO = 1
-
-
-def prescans_on_workers(dask_address: str | None, workers: int) -> bool:
-    """Do the gate's PII scans run on the cluster (else on a thread of the flow process)?"""
-    return bool(dask_address) or workers > PRESCAN_ON_FLOW_UP_TO
 
 
 def step_task(step: type[steps.Step[Any, Any]]) -> Any:
@@ -96,7 +90,7 @@ def step_task(step: type[steps.Step[Any, Any]]) -> Any:
 
 pull_task = task(praw_inputs, name="pull-praw", retries=2, retry_delay_seconds=10, cache_policy=NO_CACHE,
                  retry_condition_fn=_retry_unless_it_cannot_heal)
-publish_task = task(publish_run, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
+publish_task = task(_publish, name="publish-run", retries=2, retry_delay_seconds=2, cache_policy=NO_CACHE,
                     retry_condition_fn=_retry_unless_it_cannot_heal)
 
 
@@ -183,20 +177,20 @@ def shard_work_flow(run: Run) -> RunTables:
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
     # on this process while the workers extract: the ingest quarantine (complete once dedupe is),
-    # and (on a small cluster) the gate's PII scan of each extracted shard
+    # and the gate's PII scan of each extracted shard, beside the extracts or (runtime) here
     with ThreadPoolTaskRunner(max_workers=1) as scanner:
         prescan_task = step_task(PrescanStep)
         joined = scanner.submit(step_task(JoinIngestQuarantine),
                                 {"step": JoinIngestQuarantine, "unit": tables, "recipe_path": run.recipe_path})
         shard_of = {id(f): s for f, s in zip(extracts, all_shards)}
         scans = []
-        if prescans_on_workers(run.dask_address, run.workers):
+        if runtime.prescans_beside_worker(run.dask_address, run.workers):
+            _run_parallel("extract", extracts, then=lambda fut: scans.append(scanner.submit(
+                prescan_task, {"step": PrescanStep, "unit": shard_of[id(fut)], "recipe_path": run.recipe_path})))
+        else:
             scans = [prescan_task.submit(PrescanStep, s, run.recipe_path, wait_for=[f])
                      for f, s in zip(extracts, all_shards)]
             _run_parallel("extract", extracts)
-        else:
-            _run_parallel("extract", extracts, then=lambda fut: scans.append(scanner.submit(
-                prescan_task, {"step": PrescanStep, "unit": shard_of[id(fut)], "recipe_path": run.recipe_path})))
         wait([joined, *scans])
         for f in [joined, *scans]:
             f.result()
@@ -209,7 +203,6 @@ def build_run(run: Run) -> BuildResult:
     filtered: they are replayed through dedupe and, when their `work` folder is new, re-labelled."""
     wh = Warehouse(run.warehouse)
     with run_lock(run.paths):
-        start_gate_helper(load_saved_recipe(run.recipe_path), run.in_process, run.publish)
         tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run)
         assembled: AssembleResult = step_task(AssembleStep)(AssembleStep, tables, run.recipe_path)
         print(f"[ingest]  {assembled.ingest.to_dict()}", flush=True)

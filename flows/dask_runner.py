@@ -1,5 +1,6 @@
 """Where a build's shard tasks run: in this process, on local Dask workers, or on a Dask cluster
-(their settings and the Prefect API they report to: flows/process.py)."""
+(the local workers' settings: flows/runtime/dask_workers.py; the API they report to:
+flows/prefect_api.py)."""
 from __future__ import annotations
 
 import logging
@@ -8,7 +9,7 @@ from typing import Any
 
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.process import LOCAL_WORKER_CONFIG
+from flows.runtime import local_worker_config
 
 
 def task_runner(workers: int = 2, address: str | None = None) -> Any:
@@ -25,6 +26,6 @@ def task_runner(workers: int = 2, address: str | None = None) -> Any:
     import dask
     from prefect_dask import DaskTaskRunner
 
-    dask.config.set(LOCAL_WORKER_CONFIG)  # before the cluster starts: its nannies read it when they spawn
+    dask.config.set(local_worker_config())  # before the cluster starts: its nannies read it when they spawn
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
                                           "dashboard_address": "127.0.0.1:0", "host": "127.0.0.1"})

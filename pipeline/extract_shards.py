@@ -65,11 +65,6 @@ class ExtractStep(Step[Shard, ExtractResult]):
         self.extractor = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
 
     @classmethod
-    def preload(cls, recipe: Recipe) -> None:
-        cfg = recipe.extract
-        DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
-
-    @classmethod
     def folder(cls, unit: Shard) -> Path:
         return unit.labels_dir
 

@@ -27,7 +27,6 @@ from filters.reddit import filters_from_config
 from pipeline.results import FilterResult
 from pipeline.shards import Shard, shard_lines
 from pipeline.steps import Outputs, Step
-from pipeline.worker_memory import hand_back_memory
 from schemas.config import Recipe
 from schemas.funnel import Funnel
 from schemas.records import QUARANTINE, RAW_POSTS, RawPost, quarantine_values
@@ -132,18 +131,12 @@ class FilterStep(Step[Shard, FilterResult]):
         self.dup, self.near = dedupe_filters(stateful)
         self.scrubber = _scrubber(recipe.filters) if recipe.filters.scrub_pii else None
 
-    @classmethod
-    def preload(cls, recipe: Recipe) -> None:
-        filter_chain(recipe)
-        if recipe.filters.scrub_pii:
-            _scrubber(recipe.filters)
-        if recipe.filters.languages:
-            from filters.language import fast_identifier, identifier
-
-            fast_identifier(), identifier()
-
     def teardown(self) -> None:
-        hand_back_memory()
+        """Drop the filters' language model (reloaded if this process filters again): a worker
+        holds one big model at a time, and the extract step's comes next."""
+        from filters.language import identifier
+
+        identifier.cache_clear()
 
     @classmethod
     def folder(cls, unit: Shard) -> Path:

@@ -105,18 +105,6 @@ def plan_build(warehouse: str | Path | None = None, inputs: list[str] | tuple[st
     return BuildPlan(wh.root, recipe, config, tuple(files), shard_lines, workers, dask_address, run_id, pull, publish)
 
 
-def preload(plan: BuildPlan) -> None:
-    """Load the models a build in this process needs (the filter and extract steps' caches), so
-    that its steps start at once; nothing for a build whose shard work runs on workers."""
-    if not plan.in_process:
-        return
-    from pipeline.extract_shards import ExtractStep
-    from pipeline.filter_shards import FilterStep
-
-    for step in (FilterStep, ExtractStep):
-        step.preload(plan.recipe)
-
-
 @dataclass(frozen=True)
 class Run:
     """An opened run: its id and folder, the saved recipe every step reads, the new inputs it

@@ -3,13 +3,13 @@ the release its run already published)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pipeline.pii_prescan import prescan_files
 from pipeline.results import AssembleResult, Published
 from pipeline.run import load_saved_recipe
-from pipeline.steps import write_marker
 from review.build import run_review
 from schemas.config import Recipe
 from warehouse.layout import RunPaths, Warehouse
@@ -41,10 +41,11 @@ def stage_fields(recipe: Recipe) -> dict[str, Any]:
             "segmentation": Segmenter(recipe.segment).describe()}
 
 
-def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult,
-                extra: dict[str, Any] | None = None) -> Published:
+def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: dict[str, Any] | None = None,
+                gate: Callable[..., Any] | None = None) -> Published:
     """Publish the assembled run unless a release of this run already exists; `extra` adds
-    manifest fields (e.g. the parent release of an incremental rebuild)."""
+    manifest fields (e.g. the parent release of an incremental rebuild); `gate` runs the quality
+    gate (warehouse/publish.py)."""
     run_id = run.root.name
     existing = find_published(wh, run_id)
     if existing is not None:  # a kill may have landed before the catalog registration: ensure the views
@@ -55,7 +56,5 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult,
     review = {"review": index.describe()} if index is not None else {}
     fields = run_fields(run_id, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
                         stage_fields(recipe), {**review, **(extra or {})})
-    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run))
-    out = Published(release.dataset, release.version, str(release.path), str(release.manifest_path))
-    write_marker(run.root, "publish", out.to_dict())
-    return out
+    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run), gate=gate)
+    return Published(release.dataset, release.version, str(release.path), str(release.manifest_path))

@@ -5,17 +5,18 @@ per worker process, `run(unit, out) -> result` for one unit of work (an input, a
 `teardown()` when the process moves on. The runner owns everything else, the same way for every
 step: the completion marker (the only resume), the clock, the funnel check, and the commit of the
 outputs, which are written under temporary names and renamed into place before the marker, so a
-marker means "finished and complete" and a killed step is simply redone.
+marker means "finished and complete" and a killed step is simply redone. What a process does
+around a setup (how models load, what memory it hands back) is its caller's (`around_setup`).
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -26,6 +27,8 @@ from schemas.config import Recipe, load_recipe
 
 U = TypeVar("U")  # a unit of work: an input file, a shard, a run
 R = TypeVar("R", bound=StepResult)
+# what a step's setup (and the teardowns it causes) runs inside, given the step class
+AroundSetup = Callable[[type["Step[Any, Any]"]], AbstractContextManager[Any]]
 
 
 def marker(folder: Path, name: str) -> Path:
@@ -95,11 +98,6 @@ class Step(ABC, Generic[U, R]):
         """Load what every unit needs (models, filter chains), once per worker process."""
         self.recipe = recipe
 
-    @classmethod
-    def preload(cls, recipe: Recipe) -> None:
-        """Load this step's models into the process's caches ahead of `setup`, while the process
-        would otherwise wait (a build in this process preloads while its Prefect API starts)."""
-
     def teardown(self) -> None:
         """Hand back what `setup` loaded."""
 
@@ -122,24 +120,27 @@ class Step(ABC, Generic[U, R]):
         """Do the work of one unit, writing each output file to `out(final_path)`."""
 
 
+def plain_setup(step: type[Step[Any, Any]]) -> AbstractContextManager[Any]:
+    """A setup with nothing around it."""
+    return nullcontext()
+
+
 _READY: dict[tuple[str, str], Step[Any, Any]] = {}  # this process's set-up steps, by (name, recipe)
 _READY_LOCK = threading.Lock()  # the flow process runs steps on more than one thread
 
 
-def prepared(step: type[Step[U, R]], recipe_path: str | None) -> Step[U, R]:
+def prepared(step: type[Step[U, R]], recipe_path: str | None,
+             around_setup: AroundSetup = plain_setup) -> Step[U, R]:
     """The set-up instance of `step` in this process (set up on first use, then reused); setting
     one up tears down the steps it `replaces`. No recipe: the built-in defaults."""
     key = (step.name, str(recipe_path))
     with _READY_LOCK:
         if key not in _READY:
-            for other in [k for k in _READY if k[0] in step.replaces or (k[0] == step.name and k != key)]:
-                _READY.pop(other).teardown()
-            instance = step()
-            instance.setup(load_saved_recipe(recipe_path) if recipe_path else load_recipe(None))
-            # what the process imported and the step loaded (models) lasts as long as the process or
-            # the step: the full collections after (a teardown's, the cycle collector's) skip it; a
-            # teardown still frees what nothing holds any more (reference counts), not frozen cycles
-            gc.freeze()
+            with around_setup(step):
+                for other in [k for k in _READY if k[0] in step.replaces or (k[0] == step.name and k != key)]:
+                    _READY.pop(other).teardown()
+                instance = step()
+                instance.setup(load_saved_recipe(recipe_path) if recipe_path else load_recipe(None))
             _READY[key] = instance
         return _READY[key]
 
@@ -160,12 +161,13 @@ def finished(step: type[Step[U, R]], unit: U, **params: Any) -> R | None:
     return None if step.stale(unit, result, **params) else result  # type: ignore[return-value]
 
 
-def run_step(step: type[Step[U, R]], unit: U, recipe_path: str | None = None, **params: Any) -> R:
+def run_step(step: type[Step[U, R]], unit: U, recipe_path: str | None = None,
+             around_setup: AroundSetup = plain_setup, **params: Any) -> R:
     """Run one step on one unit, or read its result back when its marker says it is done."""
     done = finished(step, unit, **params)
     if done is not None:
         return done
-    return _execute(prepared(step, recipe_path), unit, params)
+    return _execute(prepared(step, recipe_path, around_setup), unit, params)
 
 
 def _execute(step: Step[U, R], unit: U, params: dict[str, Any]) -> R:
@@ -195,14 +197,15 @@ class OrderedStep(Step[U, R]):
         """Release the state `begin` built."""
 
 
-def run_in_order(step: type[OrderedStep[U, R]], units: Iterable[U], recipe_path: str) -> list[R]:
+def run_in_order(step: type[OrderedStep[U, R]], units: Iterable[U], recipe_path: str,
+                 around_setup: AroundSetup = plain_setup) -> list[R]:
     """Run an ordered step over `units`; finished units are read back from their markers (and
     still count for the state), and nothing is set up when every unit is finished."""
     units = list(units)
     results: list[R | None] = [finished(step, u) for u in units]
     if all(r is not None for r in results):
         return results  # type: ignore[return-value]
-    instance = prepared(step, recipe_path)
+    instance = prepared(step, recipe_path, around_setup)
     instance.begin(units)
     try:
         for k, unit in enumerate(units):

@@ -36,12 +36,11 @@ from pathlib import Path
 
 import regex
 
-import privacy.presidio  # noqa: F401  (first: Presidio without torch)
+import privacy.presidio  # noqa: F401  (first: the one way in to Presidio)
 from presidio_analyzer import LocalRecognizer, RecognizerResult  # isort: skip
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # isort: skip
 from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # isort: skip
 
-from common.hidden_imports import deferred_set_aside
 from schemas.lexicon import lexicon_terms
 
 WORDS_FILE = Path(__file__).parent / "data" / "name_free_words.txt"
@@ -369,11 +368,8 @@ class NameFinder:
         self.recognizers = [SpacyRecognizer(supported_entities=["PERSON"]), FirstNameRecognizer()]
         for r in self.recognizers:
             r.load()
-        # wordfreq reads its word list on first use, and finds it by walking the call stack and every
-        # loaded module (inspect.stack): once here, at load, instead of within the first post's scrub,
-        # and past the modules Great Expectations' import deferred, which that walk would run
-        with deferred_set_aside():
-            is_frequent_word("the")
+        # wordfreq reads its word list on first use: here, at load, rather than within the first scrub
+        is_frequent_word("the")
         self.batch_size = batch_size
         self._memo: dict[str, list[tuple[int, int, float]]] = {}
         self._lines: dict[tuple[str, str], tuple[tuple[int, str], ...]] = {}

@@ -1,18 +1,14 @@
-"""Presidio, imported once without torch: every privacy module imports it through here first.
+"""Presidio's pieces the privacy modules share: every privacy module imports Presidio through here.
 
-Presidio imports torch and transformers when they are installed (for recognizers we do not use):
-15-20 s per process here. Imported with both hidden, its optional imports fall back."""
+Presidio imports torch and transformers when they are installed, for recognizers we do not use;
+whether a build lets it is the runtime's choice (flows/runtime/models.py)."""
 from __future__ import annotations
 
-from common.hidden_imports import hidden
+from collections.abc import Callable
 
-with hidden("torch", "transformers"):
-    import presidio_analyzer.predefined_recognizers  # noqa: F401
-    import presidio_anonymizer  # noqa: F401
-
-from collections.abc import Callable  # noqa: E402
-
-from presidio_analyzer import LocalRecognizer, RecognizerResult  # noqa: E402
+import presidio_analyzer.predefined_recognizers  # noqa: F401
+import presidio_anonymizer  # noqa: F401
+from presidio_analyzer import LocalRecognizer, RecognizerResult
 
 
 class FoundSpans(LocalRecognizer):

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import regex
 
-import privacy.presidio  # noqa: F401  (first: Presidio without torch)
+import privacy.presidio  # noqa: F401  (first: the one way in to Presidio)
 from presidio_analyzer import EntityRecognizer, Pattern, PatternRecognizer  # isort: skip
 from presidio_analyzer.predefined_recognizers import (
     EmailRecognizer,

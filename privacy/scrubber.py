@@ -24,7 +24,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from privacy.recognizers import DETECTORS, digit_context, windows  # first: it imports Presidio without torch
+from privacy.recognizers import DETECTORS, digit_context, windows  # first: it imports Presidio
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult  # isort: skip
 from presidio_analyzer.nlp_engine import NoOpNlpEngine  # isort: skip
 from presidio_anonymizer import AnonymizerEngine  # isort: skip

@@ -59,7 +59,7 @@ def shared_reference() -> Path:
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One temporary server; its flow runs send no heartbeats, as under the CLI's temporary API
-    (flows/process.py): each would otherwise end up to 1 s late, waiting for the beat thread."""
+    (flows/runtime/prefect_tuning.py): each would otherwise end up to 1 s late, waiting for the beat thread."""
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 

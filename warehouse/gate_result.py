@@ -1,5 +1,5 @@
 """What the quality gate returns, apart from the gate itself: the caller of a gate run in a helper
-process (warehouse/gate_process.py) reads it without importing pandas or Great Expectations."""
+process (flows/runtime/gate_helper.py) reads it without importing pandas or Great Expectations."""
 from __future__ import annotations
 
 import json

@@ -16,18 +16,13 @@ from typing import Any
 
 import pandas as pd
 
-from common.hidden_imports import deferred, hidden
-
 
 def import_gx() -> Any:
-    """Great Expectations, imported without SQLAlchemy (we validate pandas frames only, GX treats
-    SQLAlchemy as optional), and with scipy.stats and altair deferred: GX imports them for its
-    KL-divergence expectation and distribution metrics, which the gate does not use, so their code
-    runs only if something uses them. Both cut what every build and publish pays (bench/README.md,
-    "Process tuning")."""
+    """Great Expectations, imported here rather than at module level (it is heavy; most commands
+    never validate). Analytics stay off: nothing reaches out at run time."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-    with hidden("sqlalchemy"), deferred("scipy.stats", "altair"):
-        import great_expectations as gx
+    import great_expectations as gx
+
     return gx
 
 

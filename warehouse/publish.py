@@ -10,7 +10,7 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,11 +23,12 @@ import pyarrow.parquet as pq
 from common.checksums import sha256_file
 from common.errors import UserError
 from common.locking import file_lock
-from common.parquet import BATCH_ROWS, ParquetSink, system_allocator
+from common.parquet import BATCH_ROWS, ParquetSink
 from privacy.kinds import enabled_kinds
 from schemas.config import Recipe
 from schemas.records import EXAMPLES
 from warehouse.catalog import register_release
+from warehouse.gate_result import GateResult
 from warehouse.layout import Warehouse
 from warehouse.manifest import release_fields, write_manifest
 from warehouse.splits import SPLITS, split_for, splits_for_config
@@ -92,9 +93,11 @@ def publish_release(
     version: str | None = None,
     vocabulary: Any = None,
     pii_prescans: Sequence[Path] = (),
+    gate: Callable[..., GateResult] | None = None,
 ) -> Release:
     """Write `<warehouse>/<dataset>/<version>/` (split Parquet files, gate results, manifest.json);
-    `pii_prescans`: the gate's PII scans the build ran ahead (warehouse/gate_pii.py)."""
+    `pii_prescans`: the gate's PII scans the build ran ahead (warehouse/gate_pii.py); `gate`: what
+    runs warehouse.gate.run_gate (the caller's process choice), by default this process."""
     dataset = recipe.dataset.name
     warehouse.dataset_dir(dataset).mkdir(parents=True, exist_ok=True)
     with file_lock(warehouse.lock_path(dataset)):
@@ -107,9 +110,8 @@ def publish_release(
         tmp = warehouse.dataset_dir(dataset) / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir(parents=True)
         try:
-            with system_allocator():
-                fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary,
-                                        pii_prescans)
+            fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary,
+                                    pii_prescans, gate)
             write_manifest(tmp, fields, extra)
             for f in (tmp / "data").iterdir():
                 f.chmod(0o444)
@@ -135,7 +137,8 @@ def ensure_registered(warehouse: Warehouse, release: Release) -> list[str]:
 
 
 def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe: Recipe, dataset: str,
-                   version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path]) -> dict[str, Any]:
+                   version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path],
+                   gate: Callable[..., GateResult] | None) -> dict[str, Any]:
     splits = splits_for_config(recipe.splits)
     sinks = {s: ParquetSink(tmp / split_file_name(s), EXAMPLES) for s in splits}
     try:
@@ -152,26 +155,29 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
     if sum(s.rows for s in sinks.values()) == 0:
         raise PublishError("no examples to publish: every post was dropped (see the funnel)")
     files = {s: sinks[s].path for s in splits}
-    gate = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary, pii_prescans)
+    summary = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary, pii_prescans, gate)
     return release_fields(dataset, version, parent, recipe, {s: sinks[s].rows for s in splits}, _count_masks(files),
                           {split_file_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
                            for s, p in files.items()},
-                          gate.get("vocabulary") if gate else _describe_vocabulary(vocabulary), gate)
+                          summary.get("vocabulary") if summary else _describe_vocabulary(vocabulary), summary)
 
 
 def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: Recipe, dataset: str,
-              version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path]) -> dict[str, Any] | None:
+              version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path],
+              gate: Callable[..., GateResult] | None) -> dict[str, Any] | None:
     """Run the quality gate; on failure keep its results outside the release and raise GateFailed."""
     if not recipe.gate.enabled:
         return None
-    from warehouse.gate_process import run_gate
     from warehouse.stats import label_counts
+
+    if gate is None:
+        from warehouse.gate import run_gate as gate
 
     parent_counts = None
     if parent:
         parent_counts = (parent, label_counts(Release.at(warehouse.release_dir(dataset, parent)).split_files()))
     # the gate checks the PII kinds the recipe scrubbed
-    result = run_gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs,
+    result = gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs,
                       pii_kinds=enabled_kinds(recipe.filters), pii_prescans=pii_prescans)
     if not result.success:
         stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"

@@ -14,7 +14,8 @@ import sys
 import warnings
 from importlib import import_module
 
-from flows.process import collect_less, set_defaults, skip_exit_collection
+from flows import runtime
+from flows.environment import set_defaults
 
 # One line per command group; a new group adds its module here.
 COMMAND_MODULES = [
@@ -43,15 +44,18 @@ def debugging(args: argparse.Namespace | None = None) -> bool:
 
 
 def entry() -> int:
-    """The console script: as `main`, and `express vocab | head` ends quietly and the cycle
-    collector runs less often (process-wide settings, so not made by `main`, which tests call in
-    their own process)."""
+    """The console script: as `main`, and `express vocab | head` ends quietly, and the runtime's
+    process-wide pieces apply (so not made by `main`, which tests call in their own process)."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    collect_less()
+    try:
+        runtime.process_start()
+    except ValueError as exc:  # a switch naming no piece
+        print(f"express: {exc}", file=sys.stderr)
+        return 2
     try:
         return main()
     finally:  # also when a command ends with SystemExit
-        skip_exit_collection()
+        runtime.process_exit()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if not debug:
         warnings.simplefilter("ignore", DeprecationWarning)  # libraries' notes to their developers
     try:
+        runtime.check()
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"express {args.command}: interrupted", file=sys.stderr)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from flows import process
+from flows import runtime
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -37,15 +37,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from sources.demo import write_demo_dump
     from warehouse.layout import Warehouse
 
-    process.launch_temporary_api()  # it starts while the demo corpus is written
     wh = Warehouse.at(args.warehouse)
     workdir = Path(args.workdir) if args.workdir else wh.inputs_dir("demo")
     first, second = demo_months(args.posts)
     dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
     print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
     plan = plan_build(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0)
-    get_ready(plan, temporary_api=True)
+    with runtime.session(plan):
+        return _demo(wh, plan, dumps)
+
+
+def _demo(wh: Any, plan: Any, dumps: list[str]) -> int:  # wh: Warehouse, plan: BuildPlan
     from evaluation.runs import format_table, leaderboard
+    from pipeline.plan import plan_build
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
     from flows.rebuild import rebuild_flow
@@ -95,25 +99,13 @@ def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = Fal
                       getattr(args, "praw_query", None) or (), scrape=scrape, watch=watch)
 
 
-def get_ready(plan, temporary_api: bool) -> None:  # plan: BuildPlan
-    """Before a build's flow: start the gate's helper process (process.start_gate_helper) and the
-    temporary Prefect API, loading the models of a build in this process while the API starts
-    (the process would only wait)."""
-    from pipeline.plan import preload
-
-    process.start_gate_helper(plan.recipe, plan.in_process, plan.publish)
-    process.configure(temporary_api=temporary_api, while_starting=lambda: preload(plan))
-
-
 def cmd_build(args: argparse.Namespace) -> int:
     """The one build: sharded and resumable; in this process for one shard's work, else on Dask."""
-    if not args.dask_address:
-        process.launch_temporary_api()  # it starts while the request is checked
     plan = build_plan(args)
-    get_ready(plan, temporary_api=not plan.dask_address)
-    from flows.build import build_flow
+    with runtime.session(plan, temporary_api=not plan.dask_address):
+        from flows.build import build_flow
 
-    print(build_flow(plan).release.manifest)
+        print(build_flow(plan).release.manifest)
     return 0
 
 

@@ -12,7 +12,7 @@ from dataclasses import fields
 from typing import Any
 
 from common.errors import USER_ERROR, InputError
-from flows import process
+from flows import runtime
 from flows.cli.core import warehouse_arg
 from schemas.config import EvaluateConfig
 
@@ -115,12 +115,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_choice(run["predictor"], [run["setting"]], options)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
-    process.configure(temporary_api=True)
     from flows.evaluate import evaluate_flow
 
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
-    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                        run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report)
+    with runtime.session():
+        out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                            run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report)
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"report": out["report"]} if out.get("report") else {})}))
     if out["metrics"]["VRate"] < HINT_BELOW:
@@ -174,12 +174,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                              f"do not change it (use `express evaluate`)")
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
-    process.configure(temporary_api=True)
     from flows.evaluate import sweep_flow
 
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
-    runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                      [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"])
+    with runtime.session():
+        runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                          [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"])
     print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 

@@ -3,25 +3,22 @@ from __future__ import annotations
 
 import argparse
 
-from flows import process
-from flows.cli.core import build_arguments, build_plan, warehouse_arg, get_ready
+from flows import runtime
+from flows.cli.core import build_arguments, build_plan, warehouse_arg
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
-    if not args.dask_address:
-        process.launch_temporary_api()  # it starts while the request is checked
     plan = build_plan(args, scrape=args.scrape)
-    get_ready(plan, temporary_api=not plan.dask_address)
-    from flows.rebuild import rebuild_flow
+    with runtime.session(plan, temporary_api=not plan.dask_address):
+        from flows.rebuild import rebuild_flow
 
-    out = rebuild_flow(plan)
+        out = rebuild_flow(plan)
     print(out.release.manifest if out.release else out.message)
     return 0
 
 
 def cmd_schedule(args: argparse.Namespace) -> int:
     plan = build_plan(args, scrape=args.scrape, watch=True)  # checked now; each weekly run plans anew
-    process.configure()
     from flows.deployments import rebuild_deployment
 
     dep = rebuild_deployment(args.input or [], str(plan.warehouse), args.config, scrape=args.scrape)

@@ -148,39 +148,24 @@ def test_digit_runs_are_the_runs_of_backslash_d_in_ascii_and_other_texts():
         assert list(_digit_runs(text)) == [m.span() for m in re.finditer(r"\d+", text)], text
 
 
-def test_the_scrubber_loads_offline_with_our_model_and_without_torch_and_runs_no_deferred_module(tmp_path):
+def test_the_scrubber_loads_offline_with_our_model():
     """In a fresh process with every socket connect refused: Presidio, the public-suffix list and
-    the NER model load from installed packages, and torch is not imported. Neither the load nor
-    the first scrub runs a module's deferred code, whether it was deferred before the load or after
-    (wordfreq walks every loaded module when it first reads its word list: the gate defers
-    scipy.stats, which that walk would run, in the gate's helper or mid-filter)."""
-    for probe in ("express_scrub_probe", "express_scrub_probe_2"):
-        (tmp_path / f"{probe}.py").write_text("import builtins\nbuiltins.express_probe_ran = True\n")
+    the NER model load from installed packages, and the name detector runs NER alone."""
     code = """
-import builtins, importlib, socket, sys
+import socket
 def refuse(*a, **k):
     raise OSError("network used")
 socket.socket.connect = refuse
 socket.create_connection = refuse
-sys.path.insert(0, sys.argv[1])
-from common.hidden_imports import deferred
-with deferred("express_scrub_probe"):
-    importlib.import_module("express_scrub_probe")
 from privacy.scrubber import Scrubber
 s = Scrubber()
-assert not getattr(builtins, "express_probe_ran", False), "loading the scrubber ran a deferred module"
-with deferred("express_scrub_probe_2"):
-    importlib.import_module("express_scrub_probe_2")
 out = s.scrub("Mail jane@example.ca, see blog.example.app/post, ask Mike Smith.")
-assert not getattr(builtins, "express_probe_ran", False), "the first scrub ran a deferred module"
-assert type(sys.modules["express_scrub_probe"]).__name__ == "_LazyModule", "set aside and not put back"
 assert out == "Mail [EMAIL], see [URL], ask [NAME].", out
 nlp = s.names.engine.nlp["en"]
 assert nlp.meta["name"].startswith("core_web_sm") and nlp.pipe_names == ["ner"], (nlp.meta["name"], nlp.pipe_names)
-assert "torch" not in sys.modules and "transformers" not in sys.modules
 print("ok")
 """
-    assert fresh_python(code, str(tmp_path), timeout=300).strip() == "ok"
+    assert fresh_python(code, timeout=300).strip() == "ok"
 
 
 def test_scrubbed_text_is_a_fixed_point_of_the_scrubber():

@@ -1,6 +1,6 @@
-"""The console script's quick exit (flows.process.skip_exit_collection) keeps what a normal exit does:
-the exit code, every line of output, and the exit handlers (e.g. the temporary Prefect API's stop);
-and the script collects cycles as flows.process.collect_less says."""
+"""The console script's quick exit (piece `exit_freeze`) keeps what a normal exit does: the exit
+code, every line of output, and the exit handlers (e.g. the temporary Prefect API's stop); the
+script collects cycles as piece `gc_thresholds` says; and a switch naming no piece is refused."""
 import os
 import subprocess
 import sys
@@ -20,15 +20,15 @@ sys.exit(entry())
 """
 
 
-def _run(tmp_path, *args):
+def _run(tmp_path, *args, plain=""):
     marker = tmp_path / "atexit-ran"
     proc = subprocess.run([sys.executable, "-c", SCRIPT, str(marker), *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO), "EXPRESS_PLAIN": plain})
     return proc, marker
 
 
 def test_a_command_exits_with_its_output_and_exit_handlers_after_freezing_and_collects_less(tmp_path):
-    from flows.process import GC_THRESHOLDS
+    from flows.runtime.collector import GC_THRESHOLDS
 
     proc, marker = _run(tmp_path, "vocab")
     assert proc.returncode == 0, proc.stderr
@@ -43,3 +43,16 @@ def test_a_failing_command_keeps_its_exit_code_and_message(tmp_path, args):
     assert proc.returncode != 0
     assert "missing.tsv" in proc.stderr and "Traceback" not in proc.stderr
     assert marker.read_text().startswith("frozen=True ")
+
+
+def test_plainly_a_command_neither_freezes_at_exit_nor_changes_the_collector(tmp_path):
+    proc, marker = _run(tmp_path, "vocab", plain="1")
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == "frozen=False gc=(700, 10, 10)"
+
+
+def test_a_switch_naming_no_piece_is_refused_in_one_line(tmp_path):
+    proc, _ = _run(tmp_path, "vocab", plain="gate_helper,no_such_piece")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
+    assert "EXPRESS_PLAIN=gate_helper,no_such_piece: no runtime piece named no_such_piece" in proc.stderr

@@ -61,11 +61,13 @@ def _write() -> None:
     """Build the demo corpus as the tests do and store what it published."""
     import tempfile
 
-    from flows import process
+    from flows import prefect_api
+    from flows.environment import set_defaults
     from sources.demo import DemoSpec, write_demo_dump
     from tests.builds import build
 
-    process.configure(temporary_api=True)
+    set_defaults()
+    prefect_api.ensure()
     with tempfile.TemporaryDirectory() as d:
         dump = write_demo_dump(Path(d) / "in", DemoSpec(posts=DEMO_POSTS))
         repo = Path(__file__).resolve().parents[2]

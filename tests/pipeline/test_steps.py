@@ -3,7 +3,7 @@ a step's outputs appear only with its marker, a funnel that does not add up writ
 step that replaces another tears it down, and what a setup loads is exempt from full collections."""
 from __future__ import annotations
 
-import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,15 +126,20 @@ def test_setting_up_a_step_tears_down_the_steps_it_replaces(tmp_path):
     assert LOG == ["setup count", "run a", "teardown count", "setup count", "run b"]
 
 
-def test_what_a_step_loads_at_setup_is_left_out_of_later_full_collections(tmp_path):
-    gc.unfreeze()
-    run_step(CountWords, _unit(tmp_path, "a", "one two"))
-    model = steps.prepared(CountWords, None).model
-    assert gc.get_freeze_count() > 0
-    tracked = {id(o) for o in gc.get_objects()}  # every generation a collection scans
-    assert id(model) not in tracked and id(model["words"][0]) not in tracked
-    gc.unfreeze()
-    assert id(model) in {id(o) for o in gc.get_objects()}
+def test_what_the_caller_runs_around_a_setup_wraps_it_and_the_teardowns_it_causes(tmp_path):
+    """The runner holds no process policy of its own: its caller's `around_setup` (the runtime's)
+    wraps each setup, with the teardowns of the steps it replaces, and nothing else."""
+    @contextmanager
+    def around(step):
+        LOG.append(f"enter {step.name}")
+        yield
+        LOG.append(f"leave {step.name}")
+
+    run_step(CountWords, _unit(tmp_path, "a", "one two"), None, around)
+    run_step(CountWords, _unit(tmp_path, "b", "three"), None, around)  # set up already: nothing around
+    run_step(Replacer, _unit(tmp_path, "c", "four five"), None, around)
+    assert LOG == ["enter count", "setup count", "leave count", "run a", "run b",
+                   "enter replacer", "teardown count", "setup count", "leave replacer", "run c"]
 
 
 def test_an_ordered_step_replays_finished_units_into_its_state(tmp_path):

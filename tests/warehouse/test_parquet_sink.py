@@ -86,19 +86,6 @@ def test_arrow_batches_and_rows_mixed_keep_their_order_and_a_foreign_schema_is_r
     assert sink.rows == 12 and pq.ParquetFile(tmp_path / "mixed.parquet").metadata.num_row_groups <= 4
 
 
-def test_system_allocator_switches_arrows_pool_inside_and_back_after_an_error():
-    import pyarrow as pa
-
-    from common.parquet import system_allocator
-
-    before = pa.default_memory_pool().backend_name
-    with pytest.raises(RuntimeError):
-        with system_allocator():
-            assert pa.default_memory_pool().backend_name == "system"
-            raise RuntimeError("publish failed")
-    assert pa.default_memory_pool().backend_name == before
-
-
 def test_quarantine_values_land_in_their_columns_as_the_dict_rows_did(tmp_path):
     from schemas.records import QUARANTINE, Malformed, quarantine_values
 

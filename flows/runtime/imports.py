@@ -1,19 +1,20 @@
-"""Importing a library with some of its optional dependencies hidden.
+"""Importing a library with some of its optional dependencies hidden (pieces `hidden_imports`,
+`gx_imports`).
 
 Presidio imports torch and transformers when they are installed, thinc (under spaCy) imports
-torch, and Great Expectations imports SQLAlchemy, for features this project does not use; with
-the `hf` or `embeddings` extra installed, torch alone delays every process that scrubs or tags
-by seconds before its first post (bench/README.md, "Process tuning"). Importing such a library inside `hidden(...)` makes its
-optional imports fall back as if the package were absent.
+torch, and Great Expectations imports SQLAlchemy, for features this project does not use.
+Importing such a library inside `hidden(...)` makes its optional imports fall back as if the
+package were absent.
 
 Some of those imports cannot be refused, because the library needs the name to exist (Great
 Expectations imports scipy.stats and altair at the top of an expectation we never use): inside
 `deferred(...)` such a module is created without running its code, which runs on first use, if
 ever (importlib's LazyLoader).
 
-Only the thread inside the block is refused (or deferred): a build imports Great Expectations and Presidio on a
-background thread while its main thread keeps running Prefect, which may import any of them for
-itself; and the package stays importable afterwards (evaluation's torch backends import it).
+Only the thread inside the block is refused (or deferred): a build loads its models on a task's
+thread while another runs Prefect, which may import any of them for itself; and the package stays
+importable afterwards (evaluation's torch backends import it). Both use only importlib's public
+finder protocol and LazyLoader.
 """
 from __future__ import annotations
 
@@ -83,19 +84,3 @@ def deferred(*modules: str) -> Iterator[None]:
     imported yet) binds the module without running it; its code runs on first attribute access."""
     with _first_finder(_Defer({m for m in modules if m not in sys.modules}, threading.get_ident())):
         yield
-
-
-@contextmanager
-def deferred_set_aside() -> Iterator[None]:
-    """Within the block, the deferred modules whose code has not run are out of `sys.modules`, so
-    code that walks every loaded module does not run them by reading their attributes (wordfreq
-    finds its data through inspect.stack, which reads each module's `__file__`). They are put back
-    after, except where the block imported the real module meanwhile."""
-    aside = {name: m for name, m in list(sys.modules.items()) if type(m).__name__ == "_LazyModule"}
-    for name in aside:
-        sys.modules.pop(name, None)
-    try:
-        yield
-    finally:
-        for name, module in aside.items():
-            sys.modules.setdefault(name, module)

@@ -1,5 +1,6 @@
 """The local Dask workers the sharded build starts run with our settings, not Dask's defaults that
-slow extraction down (see flows/process.py::LOCAL_WORKER_CONFIG)."""
+slow extraction down (pieces `dask_quiet`, `dask_no_trim`, `gc_thresholds`:
+flows/runtime/dask_workers.py)."""
 import gc
 import os
 
@@ -23,7 +24,7 @@ def test_local_workers_keep_glibc_trimming_and_run_without_the_profiler_with_slo
     from prefect.cache_policies import NO_CACHE
 
     from flows.dask_runner import task_runner
-    from flows.process import GC_THRESHOLDS
+    from flows.runtime.collector import GC_THRESHOLDS
 
     facts_task = task(_worker_facts, name="worker-facts", cache_policy=NO_CACHE)
 

@@ -1,11 +1,11 @@
-"""Where the quality gate runs: in this process, or in a helper process started ahead of publishing.
+"""Piece `gate_helper`: where the quality gate runs, in a helper process started ahead of publishing.
 
 A build whose steps run in one process validates its release at the very end, and importing
 Great Expectations and loading the PII detectors are a good part of what it waits for there;
 done in a thread beforehand, they compete with the steps for the interpreter. On a two-core
-machine such a build leaves one core idle, so it starts one helper process early, which gets
-ready there while the steps run, and the gate then runs in it (bench/README.md, "Process
-tuning"). A build on a cluster and `express publish` validate in the calling process.
+machine such a build leaves one core idle, so its session starts one helper process early, which
+gets ready there while the steps run, and the gate then runs in it. A build on a cluster
+validates in the calling process (the helper would hold its memory beside the workers).
 
 The helper is a plain child interpreter fed over a socket pair (multiprocessing's Connection:
 framed pickles), not a multiprocessing pool: a pool's spawned child re-runs the caller's main
@@ -15,7 +15,6 @@ its end of the socket closes, so it never outlives its parent, however the paren
 from __future__ import annotations
 
 import atexit
-import gc
 import os
 import signal
 import socket
@@ -24,20 +23,18 @@ import sys
 import threading
 import traceback
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from warehouse.gate_result import GateResult
 
-REPO = Path(__file__).resolve().parents[1]
 _LOCK = threading.Lock()  # one request at a time; the helper answers them in order
 
 
 class _Helper:
     def __init__(self, kinds: tuple[str, ...]):
         ours, theirs = socket.socketpair()
-        code = f"import sys; sys.path.insert(0, {str(REPO)!r}); from warehouse.gate_process import serve; serve()"
-        args = [str(theirs.fileno()), ",".join(map(str, gc.get_threshold())), ",".join(kinds)]
+        args = [str(theirs.fileno()), ",".join(kinds)]
+        code = f"from {__name__} import serve; serve()"
         self.proc = subprocess.Popen([sys.executable, "-c", code, *args], pass_fds=[theirs.fileno()])
         theirs.close()
         self.conn = Connection(ours.detach())
@@ -116,24 +113,30 @@ def _answer(reply: tuple[bool, Any, str]) -> Any:
 
 
 def _validate(*args: Any, **kwargs: Any) -> GateResult:
-    from warehouse.gate import run_gate as validate  # imported where it runs: a helper's caller never does
+    """The gate, in this process, with its libraries loaded as the runtime says."""
+    from flows.runtime.models import import_gx, loading
 
-    return validate(*args, **kwargs)
+    with loading():
+        import_gx()
+        from warehouse.gate import run_gate as validate  # imported where it runs: a helper's caller never does
+
+        return validate(*args, **kwargs)
 
 
 def _warm(kinds: tuple[str, ...]) -> None:
-    """Import the gate and load the PII detectors it checks `kinds` with (the gate's name check
-    needs the whole scrubber); a failure resurfaces when the gate runs."""
+    """Load the PII detectors the gate checks `kinds` with (its name check needs the whole
+    scrubber), then import the gate; a failure resurfaces when the gate runs."""
+    from flows.runtime.models import import_gx, loading
+
     try:
-        from warehouse.gx_adapter import import_gx
+        with loading():
+            if kinds:
+                from privacy.scrubber import cached_scrubber
 
-        import_gx()
-        import warehouse.gate  # noqa: F401
-        if kinds:
-            from privacy.scrubber import cached_scrubber
-
-            # a first find loads what the detectors load lazily (spaCy's first batch, compiled patterns)
-            cached_scrubber(kinds).find_many(["Then Anna Berg wrote to anna.berg@example.org about it."])
+                # a first find loads what the detectors load lazily (spaCy's first batch, compiled patterns)
+                cached_scrubber(kinds).find_many(["Then Anna Berg wrote to anna.berg@example.org about it."])
+            import_gx()
+            import warehouse.gate  # noqa: F401
     except Exception:  # noqa: BLE001
         pass
 
@@ -142,11 +145,12 @@ _REQUESTS = {"gate": _validate, "pid": os.getpid}
 
 
 def serve() -> None:
-    """The helper's main loop (argv: socket fd, the parent's collector thresholds, kinds): it
-    collects cycles as its parent does, leaves Ctrl-C to the parent, and skips the final
-    collection at exit (a process that imported Great Expectations spends a while on it)."""
-    fd, thresholds, kinds = sys.argv[1:4]
-    gc.set_threshold(*map(int, thresholds.split(",")))
+    """The helper's main loop (argv: socket fd, kinds): it collects cycles as its parent does,
+    leaves Ctrl-C to the parent, and exits as the runtime says."""
+    from flows.runtime.collector import collect_less, exit_quickly
+
+    fd, kinds = sys.argv[1:3]  # -c: argv[0] is "-c"
+    collect_less()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn = Connection(int(fd))
     _warm(tuple(k for k in kinds.split(",") if k))
@@ -163,5 +167,4 @@ def serve() -> None:
             conn.send(reply)
         except Exception as exc:  # noqa: BLE001 - an exception that does not pickle
             conn.send((False, RuntimeError(f"{type(exc).__name__}: {exc}"), reply[2]))
-    sys.stdout.flush()
-    gc.freeze()
+    exit_quickly()

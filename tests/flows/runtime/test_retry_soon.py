@@ -1,9 +1,9 @@
-"""The temporary API's app (flows/api_server.py): a 503 asks the client to retry after a wait
+"""Piece `retry_soon`, the temporary API's app (flows/runtime/retry_soon.py): a 503 asks the client to retry after a wait
 that grows with how long the database has been busy (at least a short wait, at most a bound),
 counted afresh after any other answer."""
 import asyncio
 
-from flows.api_server import BUSY_FACTOR, FIRST_RETRY_AFTER, MAX_RETRY_AFTER, RetrySoon
+from flows.runtime.retry_soon import BUSY_FACTOR, FIRST_RETRY_AFTER, MAX_RETRY_AFTER, RetrySoon
 
 
 def _answers(timed_statuses):

@@ -1,5 +1,5 @@
-"""The app the temporary Prefect API serves (flows/process.py launches it in its own process):
-Prefect's own server app, with one change to how it answers when its SQLite database is busy.
+"""Piece `retry_soon`: the temporary API's app (flows/prefect_api.py) with one change to how it
+answers when its SQLite database is busy.
 
 Prefect's server records task-run events in the background. A request that writes while that
 recorder holds the database (creating a flow run, most often) fails with "database is locked" and
@@ -55,8 +55,11 @@ class RetrySoon:
         await self.app(scope, receive, send_with_retry_after)
 
 
-def create_app() -> RetrySoon:
-    """uvicorn's factory: Prefect's API app (it reads its "ephemeral" flags from the environment)."""
-    from prefect.server.api.server import create_app as prefect_app
+APP = "flows.runtime.retry_soon:create_app"
 
-    return RetrySoon(prefect_app())
+
+def create_app() -> RetrySoon:
+    """uvicorn's factory: the temporary API's app, wrapped."""
+    from flows.prefect_api import create_app as temporary_app
+
+    return RetrySoon(temporary_app())

@@ -1,0 +1,117 @@
+"""The Prefect API a command's flows report to: the user's, when one is configured, else one
+temporary server per command, which the command's local Dask workers share.
+
+Without a configured API, Prefect starts a temporary server in every process that runs a flow or
+a task, so each Dask worker would start its own. A command starts one instead, in a child process
+(`python -m uvicorn` over `create_app` below, the way Prefect's own temporary server runs), and
+exports its URL before any worker spawns; a child process of the command (a benchmark's build)
+inherits it. The server is stopped when the command's process exits.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+TEMPORARY_API = "EXPRESS_TEMPORARY_API"  # the URL of the temporary API this process or a parent started
+APP = "flows.prefect_api:create_app"
+
+
+def create_app() -> Any:
+    """uvicorn's factory in the server's process: Prefect's API app as its temporary server runs
+    it (no UI, no background services but those a temporary server needs)."""
+    from prefect.server.api.server import create_app as prefect_app
+
+    return prefect_app(ephemeral=True, final=True)
+
+
+def is_temporary() -> bool:
+    """Do this process's flows report to a temporary API (its own or a parent command's)?"""
+    url = os.environ.get("PREFECT_API_URL")
+    return bool(url) and url == os.environ.get(TEMPORARY_API)
+
+
+class Server:
+    """The temporary API's server process, launched now and waited for later."""
+
+    def __init__(self, app: str = APP, env: dict[str, str] | None = None) -> None:
+        with socket.socket() as sock:  # a port the system says is free
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        repo = Path(find_spec("flows").origin).parents[1]  # where the app's module is, without importing it
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--app-dir", str(repo), "--factory", app, "--host", "127.0.0.1",
+             "--port", str(self.port), "--log-level", "error", "--lifespan", "on"],
+            env={**(env or {}), **os.environ, "PREFECT_UI_ENABLED": "0"})
+        atexit.register(self.stop)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def wait(self) -> str:
+        """Its URL once it answers; an error if it ends or does not answer in time."""
+        import httpx
+        from prefect.settings import get_current_settings
+
+        wait = get_current_settings().server.ephemeral.startup_timeout_seconds
+        deadline = time.monotonic() + wait
+        with httpx.Client() as client:
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                try:
+                    if client.get(f"{self.url}/health").status_code == 200:
+                        return self.url
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the temporary Prefect API did not start within {wait} s (server exit code "
+                           f"{self.proc.poll()}); set PREFECT_API_URL to use a running Prefect server")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # a server that does not stop is killed
+                self.proc.kill()
+                self.proc.wait()
+
+
+_SERVERS: list[Server] = []  # the one this process started, if any
+
+
+def ensure(app: str = APP, server_env: dict[str, str] | None = None, client_env: dict[str, str] | None = None,
+           while_starting: Callable[[], object] | None = None) -> str | None:
+    """Make this process's flows report to an API: the configured one (returns None), else the
+    temporary server this process started before, else a new one (returns its URL). `server_env`
+    is added to the server's environment, `client_env` to this process's once the server is up
+    (a variable already set wins in both); `while_starting` runs once the server is launched,
+    before waiting for it."""
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    if not _SERVERS:
+        server = Server(app, server_env)
+        from prefect.settings import PREFECT_API_URL
+
+        if PREFECT_API_URL.value():  # configured in the user's Prefect profile after all
+            server.stop()
+            return None
+        _SERVERS.append(server)
+        if while_starting is not None:
+            while_starting()
+    url = _SERVERS[0].wait()
+    for key, value in (client_env or {}).items():
+        os.environ.setdefault(key, value)
+    os.environ["PREFECT_API_URL"] = os.environ[TEMPORARY_API] = url
+    from prefect.context import refresh_global_settings_context
+
+    refresh_global_settings_context()  # Prefect read its settings from the environment at import
+    return url
