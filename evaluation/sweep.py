@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 METRICS = ("AccL", "AccV", "F1V", "VRate")
-CONCENTRATION = ("entropy_bits", "top_share", "js_to_human")
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,6 @@ def fit(features: Sequence[Sequence[str]], labels: Sequence[bool], c: float) -> 
     """Logistic-regression weights per feature name (binary features), and the intercept."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
-    from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
     vec = DictVectorizer(sparse=True)
     x = vec.fit_transform([dict.fromkeys(fs, 1.0) for fs in features])
@@ -147,8 +146,7 @@ def fit(features: Sequence[Sequence[str]], labels: Sequence[bool], c: float) -> 
     if len(set(y)) < 2:  # one class only: nothing to learn, keep everything
         return {}, 10.0 if (y and y[0]) else -10.0
     clf = LogisticRegression(C=c, max_iter=5000)
-    with threadpool_limits(1):  # tiny fits: BLAS threads only contend (10x slower on a loaded 2-core box)
-        clf.fit(x, y)
+    clf.fit(x, y)
     names = vec.get_feature_names_out()
     return {str(n): float(w) for n, w in zip(names, clf.coef_[0]) if w != 0.0}, float(clf.intercept_[0])
 

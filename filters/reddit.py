@@ -18,9 +18,6 @@ from filters.language import LanguageFilter
 from filters.lists import load_list, resolve_list
 from filters.near_duplicates import NearDuplicateFilter
 
-_DELETED = {"[deleted]", "[removed]"}
-_DELETED_TITLES = {"[deleted by user]", "[removed by reddit]"}
-
 
 class DeletedFilter:
     """Deleted or removed posts: the text is gone or the author withdrew it (Reddit's terms)."""

@@ -122,7 +122,7 @@ _ARTICLE_BEFORE = re.compile(r"\b(?:a|an|some|this|the|one)\s+(?:[a-z]+\s+){0,2}
 
 def _words():
     from privacy.gazetteer import first_names, place_names
-    from privacy.names import is_frequent_word, name_free_words
+    from privacy.common_words import is_frequent_word, name_free_words
     from schemas.lexicon import lexicon_terms
 
     return first_names(), place_names(), is_frequent_word, name_free_words(), lexicon_terms()

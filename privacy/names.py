@@ -32,7 +32,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from pathlib import Path
 
 import regex
 
@@ -41,10 +40,9 @@ from presidio_analyzer import LocalRecognizer, RecognizerResult  # isort: skip
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # isort: skip
 from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # isort: skip
 
+from privacy.common_words import NAME_LIKE_STOP_WORDS, is_frequent_word, name_free_words
 from schemas.lexicon import lexicon_terms
 
-WORDS_FILE = Path(__file__).parent / "data" / "name_free_words.txt"
-NAME_LIKE_STOP_WORDS = frozenset({"will", "may"})
 _TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
 # A sentence ends after . ! ? (and closing quotes/brackets) before a space, or at a line break;
 # not after a title or abbreviation ("Mrs. Thompson" stays one sentence).
@@ -70,15 +68,6 @@ _TAIL = regex.compile(r"(?:['’]s?)?[^\p{L}]*$")
 _WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
 
 
-@lru_cache(maxsize=1)
-def name_free_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    lines = WORDS_FILE.read_text(encoding="utf-8").splitlines()
-    own = {w.strip().lower() for w in lines if w.strip() and not w.startswith("#")}
-    return frozenset((set(STOP_WORDS) - NAME_LIKE_STOP_WORDS) | own)
-
-
 def sentences(text: str) -> Iterator[tuple[int, str]]:
     """(offset, sentence) pieces covering the text: split after . ! ? and at line breaks. Text
     the pattern leaves between two sentences ("boat!)and") is a piece of its own: no words are
@@ -92,18 +81,6 @@ def sentences(text: str) -> Iterator[tuple[int, str]]:
         at = max(at, m.end())
     if at < len(text) and text[at:].strip():
         yield at, text[at:]
-
-
-COMMON_ZIPF = 4.0  # wordfreq's Zipf scale: 4.0 is once per 100,000 English words
-
-
-@lru_cache(maxsize=65536)
-def is_frequent_word(lower: str) -> bool:
-    """A frequent English word (wordfreq) that is not a census first name: "Funny", "Unfortunately",
-    "Facebook" or "Chicago" capitalized are no reason to run NER; "Chris" or "David" still are."""
-    from wordfreq import zipf_frequency
-
-    return lower not in census_first_names() and zipf_frequency(lower, "en") >= COMMON_ZIPF
 
 
 def name_cues(text: str, pos: int = 0) -> list[tuple[int, int]]:
@@ -131,7 +108,7 @@ def _cue_word(word: str) -> bool | None:
     if len(word) > 1 and word.isupper():
         return None
     lower = _POSSESSIVE.sub("", word.lower())
-    return lower not in name_free_words() and not (COMMON_ZIPF is not None and is_frequent_word(lower))
+    return lower not in name_free_words() and not is_frequent_word(lower)
 
 
 def candidate_sentences(text: str, window: tuple[int, int] | None = WINDOW,
@@ -205,15 +182,6 @@ def _words_up_to(sentence: str, last_cue: int, after: int) -> list[tuple[int, in
             break
         words.append(m.span())
     return words
-
-
-@lru_cache(maxsize=1)
-def census_first_names() -> frozenset[str]:
-    """US Census 1990 first names (male and female lists of the `names` package), lower-cased,
-    less the ones that are also common or emotion words (May, Will, Hope, Joy, Young...)."""
-    from privacy.gazetteer import CENSUS_FIRST, _census
-
-    return frozenset(_census(CENSUS_FIRST) - name_free_words() - lexicon_terms() - NAME_LIKE_STOP_WORDS)
 
 
 @lru_cache(maxsize=1)

@@ -137,7 +137,6 @@ def arrow_schema(cls: type, derived: dict[str, type] | None = None) -> pa.Schema
 
 
 RAW_POSTS = arrow_schema(RawPost)
-DISCLOSURE_STRUCT = arrow_type(Disclosure)
 DISCLOSURES = arrow_schema(PostDisclosures)
 EXAMPLES = arrow_schema(Example, derived={"n_masks": int})
 QUARANTINE = arrow_schema(QuarantineRow)

@@ -36,7 +36,6 @@ def run_fields(run_id: str, ingest: Funnel, extract: Funnel, inputs: list[dict[s
         "stages": {"ingest": ingest.to_dict(), "extract": extract.to_dict()},
         "inputs": inputs,
         "run_id": run_id,
-        "code_version": code_version(),
         "lexicon_version": versions["lexicon"]["version"],
         "decomposition_version": versions["decomposition"]["version"],
         "vocabulary_version": vocabulary_version(),

@@ -9,50 +9,22 @@ The comparison with the parent release is `warehouse.diff.compare`, the same com
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from warehouse.diff import compare
-from warehouse.express_reference import Comparison, compare_with_express
+from warehouse.express_reference import compare_with_express
 from warehouse.layout import Warehouse
 from warehouse.pii_statement import scrubbed_kinds
 from warehouse.publish import Release
-from warehouse.report_examples import LowestAcceptance, Shown, label_examples, lowest_acceptance
+from warehouse.report_data import ReportData
+from warehouse.report_examples import label_examples, lowest_acceptance
 from warehouse.report_format import Markup, date, span, tag, text
-from warehouse.stats import ReleaseStats, release_stats
+from warehouse.stats import release_stats
 
 TOP_LABELS_WITH_EXAMPLES = 6
 EXAMPLES_PER_LABEL = 3
 LOOK_FIRST = 10
-
-
-@dataclass
-class ReportData:
-    """Everything the page shows, computed once."""
-
-    release: Release
-    manifest: dict[str, Any]
-    stats: ReleaseStats
-    express: Comparison
-    examples: dict[str, list[Shown]]
-    lowest: LowestAcceptance
-    placeholders: dict[str, tuple[str, int, int]]  # kind -> (placeholder, occurrences, segments)
-    parent: Release | None = None
-    parent_stats: ReleaseStats | None = None
-    diff: dict[str, Any] | None = None
-    parent_missing: str = ""  # the manifest names a parent that is no longer in the warehouse
-    review: dict[str, Any] | None = None
-    docs_link: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return f"{self.release.dataset} {self.release.version}"
-
-    @property
-    def parent_name(self) -> str:
-        return self.parent.version if self.parent else ""
 
 
 def gather(release: Release, docs_link: str | None = None, review: dict[str, Any] | None = None) -> ReportData:

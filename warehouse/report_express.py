@@ -11,7 +11,7 @@ from warehouse.report_charts import EXPRESS, PARENT, RELEASE, grouped_hbar
 from warehouse.report_format import Markup, dec, details, num, pct, section, table, tag, text
 
 if TYPE_CHECKING:
-    from warehouse.report import ReportData
+    from warehouse.report_data import ReportData
 
 
 def _value(f: Figure, which: str) -> str:

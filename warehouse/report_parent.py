@@ -10,7 +10,7 @@ from warehouse.report_format import (Markup, chips, dec, details, num, pct, sect
                                      table, tag, text)
 
 if TYPE_CHECKING:
-    from warehouse.report import ReportData
+    from warehouse.report_data import ReportData
 
 LABELS_CHARTED = 15
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from warehouse.report_format import Markup, change, dec, num, signed, tag, text
 
 if TYPE_CHECKING:
-    from warehouse.report import ReportData
+    from warehouse.report_data import ReportData
 
 
 def _delta(d: "ReportData", a: int | float, b: int | float, digits: int = 0) -> Markup:

@@ -8,7 +8,7 @@ from warehouse.report_examples import Shown
 from warehouse.report_format import Markup, dec, details, num, pct, section, table, tag, text
 
 if TYPE_CHECKING:
-    from warehouse.report import ReportData
+    from warehouse.report_data import ReportData
 
 REVIEW_PORT = 8765  # `express review serve`'s default port
 
