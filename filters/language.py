@@ -49,18 +49,11 @@ def detect_fast(text: str, chars: int = SAMPLE_CHARS) -> tuple[str, float]:
 
 @lru_cache(maxsize=1)
 def identifier() -> Any:
-    """The py3langid classifier with normalised probabilities (loaded once, ~1 s).
-
-    Its feature table ships as float16; every post's score is a float32 product with it, so numpy
-    converted the rows it needs on each call. Converting the table once (+54 MB RSS) makes detection
-    ~25 % cheaper with bit-identical scores (tests/filters/test_language_table.py compares them)."""
-    import numpy as np
+    """The py3langid classifier with normalised probabilities (loaded once): it reads only the
+    posts fastText would drop."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    found = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    found.nb_ptc = np.ascontiguousarray(found.nb_ptc, dtype=np.float32)
-    found._full_model = (found.nb_ptc, *found._full_model[1:])  # its float16 original is then freed (-27 MB)
-    return found
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def detect(text: str) -> tuple[str, float]:

@@ -116,11 +116,33 @@ def make_reddit(cfg: SourcesConfig) -> Any:
         raise MissingCredentials("praw credentials missing: set praw_client_id, praw_client_secret and "
                                  f"praw_user_agent in the environment or praw.ini [{cfg.praw_site}]") from exc
     reddit.read_only = True
+    switch_off_retries(reddit)
+    return reddit
+
+
+# The praw and prawcore versions whose clients keep their retry strategy where switch_off_retries sets it.
+KNOWN_RETRY_INSIDES = {"praw": ("8.0.3",), "prawcore": ("4.0.0",)}
+
+
+def switch_off_retries(reddit: Any) -> None:
+    """prawcore retries a failed request itself, sleeping first; the pull has its own backoff and
+    checkpoints (sources/praw_pulls.py). prawcore has no public switch, so the strategy is set on
+    its sessions' own attribute, and only for the versions known to keep it there: any other
+    version is refused, loudly, rather than retried twice without a word."""
+    import praw
+    import prawcore
+
+    versions = {"praw": praw.__version__, "prawcore": prawcore.__version__}
+    unknown = [f"{name} {v}" for name, v in versions.items() if v not in KNOWN_RETRY_INSIDES[name]]
+    if unknown:
+        raise RuntimeError(f"{', '.join(unknown)}: express switches off prawcore's own retries only for "
+                           f"praw {', '.join(KNOWN_RETRY_INSIDES['praw'])} with prawcore "
+                           f"{', '.join(KNOWN_RETRY_INSIDES['prawcore'])} (sources/praw_source.py); "
+                           "install those (constraints.txt) or check the new version and add it")
     no_retry = _no_retry_strategy()
-    for core in (reddit._read_only_core, reddit._authorized_core):  # prawcore has no public switch
+    for core in (reddit._read_only_core, reddit._authorized_core):
         if core is not None:
             core._retry_strategy_class = no_retry
-    return reddit
 
 
 def _plain(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

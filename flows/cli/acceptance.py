@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from common.errors import USER_ERROR
 from flows import runtime
@@ -52,7 +53,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("train-acceptance", help="train the acceptance model on dev gold (and review decisions)")
     p.add_argument("--dev", type=Path, default=DEFAULT_DEV, help="segments_dev.jsonl (default: ../shared)")
     p.add_argument("--review", action="append", metavar="FILE",

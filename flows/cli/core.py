@@ -157,7 +157,7 @@ def cmd_scrub(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("demo", help="generate the demo corpus, build two releases, score baselines, report")
     p.add_argument("--workdir", help="where the demo dumps are written (default: <warehouse>/inputs/demo)")
     p.add_argument("--posts", type=int, default=3000,

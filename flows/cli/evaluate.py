@@ -233,7 +233,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("score", help="EXPRESS metrics for a predictions file (JSONL or CSV)")
     p.add_argument("--predictions", required=True)
     p.add_argument("--lexicon", help="decomposition CSV (default: the shipped one)")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from flows.cli.core import warehouse_arg
 
@@ -48,7 +49,7 @@ def cmd_card(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("releases", help="list published releases")
     p.add_argument("--views", action="store_true", help="also list the DuckDB catalog views")
     warehouse_arg(p)

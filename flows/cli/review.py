@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from common.errors import USER_ERROR
 from flows.cli.core import warehouse_arg
@@ -152,7 +153,7 @@ def _sampling(p: argparse.ArgumentParser) -> None:
     warehouse_arg(p)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("review", help="hand review of masks: export, serve a review page, import, stats, features")
     rsub = p.add_subparsers(dest="review_command", required=True)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from flows import runtime
 from flows.cli.core import build_arguments, build_plan, warehouse_arg
@@ -30,7 +31,7 @@ def cmd_schedule(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("rebuild", help="incremental rebuild: new dumps only, re-label the rest if rules changed")
     build_arguments(p, rebuild=True)
     p.set_defaults(func=cmd_rebuild)

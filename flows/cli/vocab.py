@@ -6,6 +6,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from common.errors import USER_ERROR
 
@@ -83,7 +84,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("vocab", help="the canonical emotion vocabulary: labels, variant counts, version")
     p.add_argument("--file", help="vocabulary TSV (default: the shipped one)")
     p.set_defaults(func=cmd_vocab)

@@ -156,3 +156,20 @@ def test_express_recipe_searches_every_lexicon_term_across_all_of_reddit_submiss
     assert len(qs) == len(terms) > 600 and {(q.listing, q.subreddit) for q in qs} == {("search", "all")}
     record = query_record(cfg, terms)
     assert record["terms"] == terms and not any("secret" in k or "client" in k for k in record)
+
+
+def test_prawcores_own_retries_are_off_on_the_versions_known_to_keep_them_there(creds):
+    """The pull retries with its own backoff and checkpoints; prawcore has no public switch, so
+    its sessions' strategy is set for the known versions only."""
+    with FakeReddit([]) as fake:
+        reddit = make_reddit(cfg_for(fake))
+    strategy = reddit._read_only_core._retry_strategy_class()
+    assert strategy.should_retry_on_failure() is False
+
+
+def test_a_praw_or_prawcore_this_code_does_not_know_is_refused_loudly(creds, monkeypatch):
+    import prawcore
+
+    monkeypatch.setattr(prawcore, "__version__", "99.0.0")
+    with FakeReddit([]) as fake, pytest.raises(RuntimeError, match="prawcore 99.0.0: express switches off"):
+        make_reddit(cfg_for(fake))
