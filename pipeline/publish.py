@@ -19,13 +19,13 @@ from warehouse.publish import Release, ensure_registered, publish_release
 
 def find_published(wh: Warehouse, run_id: str) -> Published | None:
     """The release a run already published."""
-    for manifest in sorted(wh.root.glob("*/v*/manifest.json")):
+    for release in wh.releases():
         try:
-            m = json.loads(manifest.read_text())
+            m = json.loads(release.manifest.read_text())
         except (OSError, json.JSONDecodeError):
             continue
         if m.get("run_id") == run_id:
-            return Published(m["dataset"], m["version"], str(manifest.parent), str(manifest), True)
+            return Published(m["dataset"], m["version"], str(release.root), str(release.manifest), True)
     return None
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 DEFAULT_WAREHOUSE = Path(__file__).resolve().parent.parent / "data"
 _VERSION = re.compile(r"^v(\d+)$")
+MANIFEST = "manifest.json"
 
 
 def resolve_warehouse(path: str | Path | None = None) -> Path:
@@ -103,11 +104,15 @@ class Warehouse:
     def release_dir(self, dataset: str, version: str) -> Path:
         return self.dataset_dir(dataset) / version
 
+    def releases(self) -> list[ReleasePaths]:
+        """Every published release folder, by dataset and version."""
+        return [ReleasePaths(p.parent) for p in sorted(self.root.glob(f"*/v*/{MANIFEST}")) if _VERSION.match(p.parent.name)]
+
     def versions(self, dataset: str) -> list[str]:
         d = self.dataset_dir(dataset)
         if not d.is_dir():
             return []
-        found = [p.name for p in d.iterdir() if _VERSION.match(p.name) and (p / "manifest.json").exists()]
+        found = [p.name for p in d.iterdir() if _VERSION.match(p.name) and ReleasePaths(p).published]
         return sorted(found, key=lambda v: int(v[1:]))
 
     def next_version(self, dataset: str) -> str:
@@ -120,11 +125,8 @@ class Warehouse:
         asked = version
         if "/" in version:
             dataset, version = version.split("/", 1)
-        candidates = (
-            [self.release_dir(dataset, version)] if dataset
-            else [p for p in self.root.glob(f"*/{version}") if (p / "manifest.json").exists()]
-        )
-        found = [p for p in candidates if (p / "manifest.json").exists()]
+        candidates = [self.release_dir(dataset, version)] if dataset else list(self.root.glob(f"*/{version}"))
+        found = [p for p in candidates if ReleasePaths(p).published]
         if not found:
             raise FileNotFoundError(f"no release '{asked}' in warehouse {self.root}")
         if len(found) > 1:
@@ -195,3 +197,40 @@ class RunPaths:
     def relabel_dir(self, k: int, shard_name: str) -> Path:
         """Where a rebuild re-derives the labels of its parent's shard k."""
         return self.root / "relabel" / f"{k:05d}-{shard_name}"
+
+
+@dataclass(frozen=True)
+class ReleasePaths:
+    """One release's folder, <warehouse>/<dataset>/<version>/: its manifest, its data files and the
+    results of its quality gate (warehouse/publish.py writes them, once)."""
+
+    root: Path
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / MANIFEST
+
+    @property
+    def published(self) -> bool:
+        """A release folder is published once its manifest is in it (it is renamed into place whole)."""
+        return self.manifest.exists()
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @staticmethod
+    def split_name(split: str, shard: int = 0, shards: int = 1) -> str:
+        """A data file's name relative to the release folder, as the manifest lists it."""
+        return f"data/{split}-{shard:05d}-of-{shards:05d}.parquet"
+
+    def split_file(self, split: str) -> Path:
+        return self.root / self.split_name(split)
+
+    @property
+    def gate(self) -> Path:
+        return self.root / "gate"
+
+    @property
+    def data_docs(self) -> Path:
+        return self.gate / "data_docs" / "index.html"

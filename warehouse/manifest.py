@@ -12,8 +12,8 @@ from schemas.config import Recipe
 from schemas.funnel import Funnel
 from schemas.lexicon import data_versions
 from schemas.vocabulary import vocabulary_version
+from warehouse.layout import ReleasePaths
 
-MANIFEST = "manifest.json"
 
 
 def total_funnel(ingest: Funnel, extract: Funnel) -> Funnel:
@@ -67,6 +67,6 @@ def release_fields(dataset: str, version: str, parent: str | None, recipe: Recip
 
 def write_manifest(release_dir: Path, release: dict[str, Any], run: dict[str, Any]) -> Path:
     """Write manifest.json into a release folder that is not yet published (it is renamed after)."""
-    path = release_dir / MANIFEST
+    path = ReleasePaths(release_dir).manifest
     path.write_text(json.dumps({**release, **run}, indent=2, default=str) + "\n")
     return path

@@ -29,7 +29,7 @@ from schemas.config import Recipe
 from schemas.records import EXAMPLES
 from warehouse.catalog import register_release
 from warehouse.gate_result import GateResult
-from warehouse.layout import Warehouse
+from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.manifest import release_fields, write_manifest
 from warehouse.splits import SPLITS, split_for, splits_for_config
 
@@ -57,14 +57,18 @@ class Release:
         return f"{self.dataset}/{self.version}"
 
     @property
+    def paths(self) -> ReleasePaths:
+        return ReleasePaths(self.path)
+
+    @property
     def manifest_path(self) -> Path:
-        return self.path / "manifest.json"
+        return self.paths.manifest
 
     def manifest(self) -> dict[str, Any]:
         return json.loads(self.manifest_path.read_text())
 
     def split_file(self, split: str) -> Path:
-        return self.path / split_file_name(split)
+        return self.paths.split_file(split)
 
     def split_files(self) -> dict[str, Path]:
         """The splits this release actually has, in train/validation/test order."""
@@ -72,17 +76,13 @@ class Release:
 
     @classmethod
     def at(cls, path: Path) -> "Release":
-        m = json.loads((path / "manifest.json").read_text())
+        m = json.loads(ReleasePaths(path).manifest.read_text())
         return cls(m["dataset"], m["version"], path)
 
     @classmethod
     def find(cls, warehouse: Warehouse, version: str) -> "Release":
         """A published release by `VERSION` or `DATASET/VERSION`; errors say which warehouse was searched."""
         return cls.at(warehouse.find_release(version))
-
-
-def split_file_name(split: str, shard: int = 0, shards: int = 1) -> str:
-    return f"data/{split}-{shard:05d}-of-{shards:05d}.parquet"
 
 
 def publish_release(
@@ -113,7 +113,7 @@ def publish_release(
             fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary,
                                     pii_prescans, gate)
             write_manifest(tmp, fields, extra)
-            for f in (tmp / "data").iterdir():
+            for f in ReleasePaths(tmp).data.iterdir():
                 f.chmod(0o444)
             try:
                 os.rename(tmp, final)
@@ -140,7 +140,7 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
                    version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path],
                    gate: Callable[..., GateResult] | None) -> dict[str, Any]:
     splits = splits_for_config(recipe.splits)
-    sinks = {s: ParquetSink(tmp / split_file_name(s), EXAMPLES) for s in splits}
+    sinks = {s: ParquetSink(ReleasePaths(tmp).split_file(s), EXAMPLES) for s in splits}
     try:
         for batch in pq.ParquetFile(examples_path).iter_batches(batch_size=BATCH_ROWS):
             batch = pa.RecordBatch.from_arrays([batch.column(n) for n in EXAMPLES.names], schema=EXAMPLES)
@@ -157,7 +157,7 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
     files = {s: sinks[s].path for s in splits}
     summary = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary, pii_prescans, gate)
     return release_fields(dataset, version, parent, recipe, {s: sinks[s].rows for s in splits}, _count_masks(files),
-                          {split_file_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
+                          {ReleasePaths.split_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
                            for s, p in files.items()},
                           summary.get("vocabulary") if summary else _describe_vocabulary(vocabulary), summary)
 
@@ -177,13 +177,13 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
     if parent:
         parent_counts = (parent, label_counts(Release.at(warehouse.release_dir(dataset, parent)).split_files()))
     # the gate checks the PII kinds the recipe scrubbed
-    result = gate(files, recipe.gate, tmp / "gate", vocabulary, parent_counts, recipe.gate.data_docs,
+    result = gate(files, recipe.gate, ReleasePaths(tmp).gate, vocabulary, parent_counts, recipe.gate.data_docs,
                       pii_kinds=enabled_kinds(recipe.filters), pii_prescans=pii_prescans)
     if not result.success:
         stamp = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
         kept = warehouse.rejected_dir(dataset, version, stamp)
         kept.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(tmp / "gate"), str(kept))
+        shutil.move(str(ReleasePaths(tmp).gate), str(kept))
         raise GateFailed(f"quality gate failed for {dataset}/{version}; nothing published "
                          f"(GX results in {kept}):\n{result.message()}", kept)
     summary = dict(result.summary)

@@ -14,7 +14,7 @@ from typing import Any
 
 from warehouse.diff import compare
 from warehouse.express_reference import compare_with_express
-from warehouse.layout import Warehouse
+from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.pii_statement import scrubbed_kinds
 from warehouse.publish import Release
 from warehouse.report_data import ReportData
@@ -39,7 +39,7 @@ def gather(release: Release, docs_link: str | None = None, review: dict[str, Any
     parent = m.get("parent_version")
     if parent:
         path = Warehouse.of_release(release.path).release_dir(release.dataset, str(parent))
-        if (path / "manifest.json").exists():
+        if ReleasePaths(path).published:
             data.parent = Release.at(path)
             data.parent_stats = release_stats(data.parent.split_files())
             data.diff = compare(data.parent, release, data.parent_stats, stats)  # `express diff`'s defaults
@@ -89,7 +89,7 @@ def render_report(release: Release, out: Path, docs_link: str | None = None,
 
 
 def docs_link_for(release: Release, report: Path) -> str | None:
-    docs = release.path / "gate" / "data_docs" / "index.html"
+    docs = release.paths.data_docs
     return os.path.relpath(docs, report.parent) if docs.exists() else None
 
 

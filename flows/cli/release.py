@@ -13,8 +13,8 @@ def cmd_releases(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
-    for manifest in sorted(wh.root.glob("*/v*/manifest.json")):
-        m = json.loads(manifest.read_text())
+    for release in wh.releases():
+        m = json.loads(release.manifest.read_text())
         print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}")
     if args.views:
         for name in list_views(wh):

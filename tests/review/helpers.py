@@ -11,7 +11,8 @@ from common.parquet import ParquetSink
 from schemas.config import ExtractConfig, SegmentConfig
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, RawPost
-from warehouse.publish import Release, split_file_name
+from warehouse.layout import ReleasePaths
+from warehouse.publish import Release
 
 # Our own posts of realistic length (100-300 words), with repeated emotion words and PII.
 POSTS = {
@@ -77,7 +78,7 @@ def build_tiny_release(root: Path, texts: dict[str, str], extractor, segment: Se
                                        {"post_id": p.id, "disclosures": [d.to_json() for d in ds]}),
                                    segmenter=Segmenter(segment or SegmentConfig())))
     rel = root / dataset / version
-    with ParquetSink(rel / split_file_name("test"), EXAMPLES) as sink:
+    with ParquetSink(rel / ReleasePaths.split_name("test"), EXAMPLES) as sink:
         for ex in examples:
             sink.write(ex.to_row())
     with ParquetSink(root / "runs" / run_id / "disclosures.parquet", DISCLOSURES) as sink:

@@ -8,7 +8,7 @@ from common.parquet import ParquetSink, iter_rows
 from schemas.records import EXAMPLES
 from tests.review.helpers import POSTS, build_tiny_release
 from warehouse.layout import Warehouse
-from warehouse.publish import split_file_name
+from warehouse.layout import ReleasePaths
 from warehouse.report_examples import label_examples, lowest_acceptance, snippet
 
 
@@ -40,7 +40,7 @@ def test_label_examples_are_the_same_whatever_the_row_order(tiny, tmp_path):
     labels = sorted({label for r in rows for label in r["labels"]})
     first = label_examples(files, labels, per_label=2)
     again = label_examples(files, labels, per_label=2)
-    reversed_file = tmp_path / split_file_name("test")
+    reversed_file = tmp_path / ReleasePaths.split_name("test")
     with ParquetSink(reversed_file, EXAMPLES) as sink:
         for r in reversed(rows):
             sink.write(r)
