@@ -14,7 +14,7 @@ from pipeline.results import Published
 from pipeline.run import build_run_id, check_inputs, expand_inputs, input_record, load_any_recipe, open_run, run_facts
 from pipeline.shards import Shard
 from review.build import review_state, save_review_state
-from schemas.config import Recipe, override
+from schemas.config import Recipe, check_number, override
 from sources.dumps import count_lines
 from sources.join import order_inputs
 from warehouse.layout import RunPaths, Warehouse
@@ -85,7 +85,7 @@ def plan_build(warehouse: str | Path | None = None, inputs: list[str] | tuple[st
     if resume:
         facts = run_facts(wh, resume)
         inputs, config, run_id = facts["inputs"], str(wh.run(resume).recipe), resume
-        shard_lines = shard_lines or facts["shard_lines"]
+        shard_lines = facts["shard_lines"] if shard_lines is None else shard_lines
     recipe = load_any_recipe(config)
     if praw_terms:
         recipe = override(recipe, "sources", kind="praw", listing="search", terms=tuple(praw_terms))
@@ -95,7 +95,10 @@ def plan_build(warehouse: str | Path | None = None, inputs: list[str] | tuple[st
     pull = scrape or recipe.sources.kind == "praw"
     if not files and not pull and not (watch and given):
         raise no_inputs(given)
-    shard_lines = shard_lines or recipe.orchestrate.shard_lines
+    shard_lines = recipe.orchestrate.shard_lines if shard_lines is None else shard_lines
+    check_number("orchestrate", "shard_lines", shard_lines, 1, "shard_lines")
+    if workers is not None:
+        check_number("orchestrate", "workers", workers, 0, "workers")
     if dask_address:
         workers = 0
     elif workers is None:

@@ -91,6 +91,8 @@ class SplitStep(Step[InputFile, SplitResult]):
         return f"split-{unit.stem}"
 
     def run(self, unit: InputFile, out: Outputs, **params: Any) -> SplitResult:
+        if unit.shard_lines < 1:  # a shard of no lines would never move past the first line
+            raise ValueError(f"{unit.path}: shards must hold at least 1 line, got {unit.shard_lines}")
         root, stem = unit.shards_dir, unit.stem
         source = str(Path(unit.path))
         shards: list[Shard] = []

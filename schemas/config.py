@@ -210,7 +210,42 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _build(cls: type, data: dict[str, Any], where: str) -> Any:
+# Every number a recipe (and its command-line overrides) may hold, with its range: (lowest,
+# highest), inclusive; None is unbounded. A number field without a range here fails a test.
+RANGES: dict[str, dict[str, tuple[float | None, float | None]]] = {
+    "filters": {"min_words": (0, None), "max_words": (0, None), "min_language_confidence": (0, 1),
+                "near_duplicate_threshold": (0, 1), "minhash_permutations": (1, None), "shingle_words": (1, None)},
+    "sources": {"limit": (1, None), "max_retries": (0, None), "backoff_seconds": (0, None),
+                "max_backoff_seconds": (0, None)},
+    "extract": {"batch_size": (1, None), "min_masks": (1, None), "max_masks": (1, None)},
+    "splits": {"train": (0, 1), "validation": (0, 1), "test": (0, 1)},
+    "segment": {"max_tokens": (2, None), "group_tokens": (1, None), "half_window": (1, None)},
+    "gate": {"min_text_chars": (0, None), "max_text_chars": (1, None), "max_label_share": (0, 1),
+             "max_js_divergence": (0, None), "min_masks_for_distribution": (0, None), "examples_per_failure": (1, None),
+             "chunk_rows": (1, None), "chunk_mb": (0.001, None)},
+    "orchestrate": {"shard_lines": (1, None), "workers": (0, None), "in_process_below_mb": (0, None)},
+    "evaluate": {"concurrency": (0, None), "timeout": (0.001, None), "max_retries": (0, None), "backoff": (0, None),
+                 "temperature": (0, 2), "max_tokens": (0, None), "seed": (0, None), "context_words": (1, None),
+                 "top_k": (1, None), "batch_size": (1, None), "bootstrap": (0, None)},
+}
+
+
+def check_number(section: str, key: str, value: Any, default: Any, where: str) -> Any:
+    """`value` for a number field whose default is `default`: a whole number where the default is
+    one, within RANGES[section][key]; else a ConfigError naming `where`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    if isinstance(default, int) and not isinstance(value, int):
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    low, high = RANGES[section][key]
+    if (low is not None and value < low) or (high is not None and value > high):
+        span = (f"from {low} to {high}" if high is not None else f"at least {low}") if low is not None \
+            else f"at most {high}"
+        raise ConfigError(f"{where}: must be {span}, got {value!r}")
+    return value
+
+
+def _build(cls: type, data: dict[str, Any], section: str, where: str) -> Any:
     known = {f.name: f for f in fields(cls)}
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
@@ -224,9 +259,8 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
         elif isinstance(default, bool):
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}.{key}: expected true/false, got {value!r}")
-        elif isinstance(default, (int, float)) and not isinstance(default, bool):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"{where}.{key}: expected a number, got {value!r}")
+        elif isinstance(default, (int, float)):
+            value = check_number(section, key, value, default, f"{where}.{key}")
         elif isinstance(default, str) and not isinstance(value, str):
             raise ConfigError(f"{where}.{key}: expected a string, got {value!r}")
         kwargs[key] = value
@@ -241,7 +275,7 @@ def recipe_from_dict(data: dict[str, Any], where: str = "<config>") -> Recipe:
             raise ConfigError(f"{where}: unknown section [{name}] (expected one of {sorted(sections)})")
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: [{name}] must be a table")
-        parts[name] = _build(type(getattr(Recipe(), name)), value, f"{where} [{name}]")
+        parts[name] = _build(type(getattr(Recipe(), name)), value, name, f"{where} [{name}]")
     recipe = Recipe(**parts, source_path=where)
     validate(recipe, where)
     return recipe
@@ -250,8 +284,8 @@ def recipe_from_dict(data: dict[str, Any], where: str = "<config>") -> Recipe:
 def validate(recipe: Recipe, where: str) -> None:
     s = recipe.splits
     ratios = (s.train, s.validation, s.test)
-    if any(r < 0 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-9:
-        raise ConfigError(f"{where} [splits]: train+validation+test must be 1.0, got {sum(ratios)}")
+    if abs(sum(ratios) - 1.0) > 1e-9:
+        raise ConfigError(f"{where} [splits]: train+validation+test must be 1.0, got {sum(ratios):g}")
     src = recipe.sources
     if src.kind not in ("dumps", "praw"):
         raise ConfigError(f"{where} [sources]: kind must be 'dumps' or 'praw', got {src.kind!r}")

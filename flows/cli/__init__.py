@@ -13,6 +13,7 @@ import signal
 import sys
 import warnings
 from importlib import import_module
+from typing import NoReturn
 
 from flows import runtime
 from flows.environment import set_defaults
@@ -28,9 +29,16 @@ COMMAND_MODULES = [
     "flows.cli.acceptance",
 ]
 
+class ShortErrors(argparse.ArgumentParser):
+    """A bad option is one line naming it and what is wrong (exit 2), not the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="express", description="Build EXPRESS-style emotion benchmarks and score models on them.")
-    sub = ap.add_subparsers(dest="command", required=True)
+    ap = ShortErrors(prog="express", description="Build EXPRESS-style emotion benchmarks and score models on them.")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=ShortErrors)
     for name in COMMAND_MODULES:
         import_module(name).register(sub)
     for p in sub.choices.values():

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flows import runtime
+from flows.cli.errors import recipe_number, whole_number
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -124,11 +125,11 @@ def build_arguments(p: argparse.ArgumentParser, rebuild: bool = False) -> None:
     else:
         p.add_argument("--praw-query", action="append", metavar="TERM",
                        help="pull Reddit search results for TERM with praw (repeatable; overrides [sources] terms)")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=recipe_number("orchestrate", "workers"), default=None,
                    help="local Dask worker processes (default: 0 = this process for inputs under "
                         "[orchestrate] in_process_below_mb, else [orchestrate] workers)")
     p.add_argument("--dask-address", help="use an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
-    p.add_argument("--shard-lines", type=int, default=None,
+    p.add_argument("--shard-lines", type=recipe_number("orchestrate", "shard_lines"), default=None,
                    help="raw lines per shard (default: [orchestrate] shard_lines); memory is bounded by it")
     if not rebuild:
         p.add_argument("--run-id", help="run id (default: derived from inputs, recipe, shard size, code version)")
@@ -160,7 +161,7 @@ def cmd_scrub(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     p = sub.add_parser("demo", help="generate the demo corpus, build two releases, score baselines, report")
     p.add_argument("--workdir", help="where the demo dumps are written (default: <warehouse>/inputs/demo)")
-    p.add_argument("--posts", type=int, default=3000,
+    p.add_argument("--posts", type=whole_number(1), default=3000,
                    help="demo posts of the first month (the second has a fifth as many)")
     warehouse_arg(p)
     p.set_defaults(func=cmd_demo)
@@ -173,7 +174,7 @@ def register(sub: Any) -> None:
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--keep-negated", action="store_true", help="mask negated disclosures too")
-    p.add_argument("--workers", type=int, default=1, help="processes to use (output is identical)")
+    p.add_argument("--workers", type=whole_number(1), default=1, help="processes to use (output is identical)")
     p.add_argument("--forms", choices=("reference", "extended"), default="reference",
                    help="trigger forms: EXPRESS's only (default), or also I'm feeling/I've been/don't feel")
     p.add_argument("--acceptance", choices=("on", "off"), default="on",

@@ -3,6 +3,10 @@ exit codes (common/errors.py); anything else is reported as an internal error wi
 --debug."""
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
+from typing import Any
+
 from common.errors import INTERNAL_ERROR, USER_ERROR, UserError
 
 PUBLISHING = {"build", "rebuild", "demo"}  # commands that publish a release
@@ -25,3 +29,36 @@ def explain(exc: BaseException, command: str = "") -> str:
     if not is_user_error(exc):
         reason = f"internal error: {type(exc).__name__}: {reason} (run again with --debug for the traceback)"
     return f"nothing published: {reason}" if command in PUBLISHING else reason
+
+
+def recipe_number(section: str, key: str) -> Callable[[str], int | float]:
+    """An argparse type for a flag that overrides the recipe's [section] key: its value is checked
+    as the recipe's would be (a whole number where the recipe holds one, within its range)."""
+    from schemas.config import Recipe, check_number
+
+    default = getattr(getattr(Recipe(), section), key)
+    return _parsed(lambda value: check_number(section, key, value, default, ""), isinstance(default, int))
+
+
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type for a count of the command line's own (not a recipe key)."""
+    def checked(value: int | float) -> int:
+        if value < low or (high is not None and value > high):
+            raise ValueError(f"must be {f'from {low} to {high}' if high is not None else f'at least {low}'}, got {value}")
+        return int(value)
+
+    return _parsed(checked, True)
+
+
+def _parsed(check: Callable[[Any], Any], whole: bool) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = int(text) if whole else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if whole else 'a number'}, got {text!r}") from None
+        try:
+            return check(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).lstrip(": ")) from None
+
+    return parse

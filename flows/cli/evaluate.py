@@ -14,6 +14,7 @@ from typing import Any
 from common.errors import USER_ERROR, InputError
 from flows import runtime
 from flows.cli.core import warehouse_arg
+from flows.cli.errors import recipe_number, whole_number
 from schemas.config import EvaluateConfig
 
 # The fields the run reads itself; every other [evaluate] field is a predictor option.
@@ -52,7 +53,8 @@ def add_option_flags(p: argparse.ArgumentParser, sweep: bool = False) -> None:
         if isinstance(f.default, bool):
             p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, help=f.metadata["help"] + where)
         else:
-            p.add_argument(flag, dest=f.name, type=type(f.default), help=f.metadata["help"] + where)
+            kind = recipe_number("evaluate", f.name) if isinstance(f.default, (int, float)) else type(f.default)
+            p.add_argument(flag, dest=f.name, type=kind, help=f.metadata["help"] + where)
 
 
 def _decomposition(path: str | None) -> Any:
@@ -244,7 +246,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("evaluate", help="score a predictor on a published release and store the run",
                        formatter_class=NamesHelpFormatter)
     p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
-    p.add_argument("--limit", type=int)
+    p.add_argument("--limit", type=whole_number(1), help="score the first N rows of the split")
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--no-report", action="store_true", help="do not write the Markdown report")
     add_option_flags(p)
@@ -258,7 +260,7 @@ def register(sub: Any) -> None:
     p.add_argument("--settings", required=True, help="comma-separated prompt settings: {settings}")
     p.add_argument("--temperatures", default="0", help="comma-separated sampling temperatures (default 0)")
     p.add_argument("--prompt-variants", help="comma-separated prompt variants (default: default): {variants}")
-    p.add_argument("--limit", type=int)
+    p.add_argument("--limit", type=whole_number(1), help="score the first N rows of the split")
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     add_option_flags(p, sweep=True)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from flows.cli.core import warehouse_arg
+from flows.cli.errors import whole_number
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
@@ -58,7 +59,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("diff", help="rows added/removed per split and label change between two releases")
     p.add_argument("a", help="VERSION or DATASET/VERSION (the older one)")
     p.add_argument("b", help="VERSION or DATASET/VERSION (the newer one)")
-    p.add_argument("--top", type=int, default=15, help="how many label changes to list")
+    p.add_argument("--top", type=whole_number(1), default=15, help="how many label changes to list")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     warehouse_arg(p)
     p.set_defaults(func=cmd_diff)

@@ -9,6 +9,7 @@ from typing import Any
 
 from common.errors import USER_ERROR
 from flows.cli.core import warehouse_arg
+from flows.cli.errors import whole_number
 
 
 def _release(args: argparse.Namespace, command: str):
@@ -146,8 +147,8 @@ def cmd_features(args: argparse.Namespace) -> int:
 
 def _sampling(p: argparse.ArgumentParser) -> None:
     p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
-    p.add_argument("--sample", type=int, help="review N masks (default: all), drawn at random")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sample and of the review order")
+    p.add_argument("--sample", type=whole_number(1), help="review N masks (default: all), drawn at random")
+    p.add_argument("--seed", type=whole_number(0), default=0, help="seed of the sample and of the review order")
     p.add_argument("--stratify", choices=("label", "rule", "pattern"),
                    help="spread the sample over labels, rules or patterns in proportion to their size")
     warehouse_arg(p)
@@ -165,7 +166,7 @@ def register(sub: Any) -> None:
 
     s = rsub.add_parser("serve", help="review masks in the browser at http://127.0.0.1:PORT/")
     _sampling(s)
-    s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--port", type=whole_number(1, 65535), default=8765)
     s.add_argument("--reviewer", help="your name, filled in on the page")
     s.set_defaults(func=cmd_serve)
 

@@ -155,3 +155,33 @@ def test_split_and_publish_retry_what_may_clear_but_not_a_damaged_dump_or_a_refu
     assert not retry(DumpError(f"{tmp_path}/RS_2024-01.zst: truncated zstd stream"))
     assert not retry(GateFailed("quality gate failed for express-demo/v1", tmp_path))
     assert not retry(PublishError("release express-demo/v1 already exists"))
+
+
+@pytest.fixture(scope="module")
+def small_dump(tmp_path_factory) -> Path:
+    from sources.demo import DemoSpec, write_demo_dump
+
+    return write_demo_dump(tmp_path_factory.mktemp("small"), DemoSpec(posts=40))
+
+
+@pytest.mark.parametrize(("value", "reason"), [("-1", "must be at least 1, got -1"), ("0", "must be at least 1, got 0"),
+                                               ("2.5", "expected an integer, got '2.5'")])
+def test_a_shard_size_below_one_line_is_refused_before_any_run(tmp_path, small_dump, value, reason):
+    """A negative size once wrote empty shards without end; 0 silently meant the default."""
+    proc = express("build", "--input", str(small_dump), "--shard-lines", value, "--warehouse", str(tmp_path / "wh"))
+    assert proc.returncode == 2
+    short_error(proc, "--shard-lines", reason, max_lines=3)
+    assert not (tmp_path / "wh" / "runs").exists()
+
+
+@pytest.mark.parametrize(("recipe", "message"), [
+    ("[filters]\nmin_words = 5.7\n", "[filters].min_words: expected an integer, got 5.7"),
+    ("[orchestrate]\nshard_lines = -100\n", "[orchestrate].shard_lines: must be at least 1, got -100"),
+])
+def test_a_recipe_number_out_of_kind_or_range_stops_the_build_before_any_run(tmp_path, small_dump, recipe, message):
+    config = tmp_path / "recipe.toml"
+    config.write_text(recipe)
+    proc = express("build", "--input", str(small_dump), "--config", str(config), "--warehouse", str(tmp_path / "wh"))
+    assert proc.returncode == 2
+    [line] = short_error(proc, f"{config} {message}")
+    assert not (tmp_path / "wh" / "runs").exists()

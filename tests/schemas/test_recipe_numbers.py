@@ -1,0 +1,55 @@
+"""Every number in a recipe has its range and its kind (whole or not): a decimal for a whole
+number, a negative count or ratio, a zero shard size are refused naming the file and key, before
+anything runs; the command line's overrides are checked the same way."""
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from schemas.config import RANGES, ConfigError, Recipe, load_recipe
+
+
+def _recipe(tmp_path, text: str):
+    path = tmp_path / "recipe.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[filters]\nmin_words = 5.7\n", "[filters].min_words: expected an integer, got 5.7"),
+    ("[filters]\nmax_words = -1\n", "[filters].max_words: must be at least 0, got -1"),
+    ("[orchestrate]\nshard_lines = -100\n", "[orchestrate].shard_lines: must be at least 1, got -100"),
+    ("[orchestrate]\nshard_lines = 0\n", "[orchestrate].shard_lines: must be at least 1, got 0"),
+    ("[splits]\ntrain = 1.2\nvalidation = -0.1\ntest = -0.1\n", "[splits].train: must be from 0 to 1, got 1.2"),
+    ("[splits]\ntrain = 0.9\nvalidation = -0.1\ntest = 0.2\n", "[splits].validation: must be from 0 to 1, got -0.1"),
+    ("[evaluate]\ntemperature = -0.5\n", "[evaluate].temperature: must be from 0 to 2, got -0.5"),
+    ("[gate]\nmax_label_share = 1.5\n", "[gate].max_label_share: must be from 0 to 1, got 1.5"),
+])
+def test_a_number_out_of_its_kind_or_range_is_refused_naming_the_file_and_key(tmp_path, text, message):
+    path = _recipe(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_recipe(path)
+    assert str(err.value) == f"{path} {message}"
+
+
+def test_a_number_within_its_range_is_taken():
+    assert load_recipe(None).orchestrate.shard_lines >= 1
+
+
+def test_every_number_of_every_section_has_a_range():
+    """A new number field must say its range here (schemas/config.py::RANGES)."""
+    missing = [f"[{section.name}] {f.name}" for section in fields(Recipe) if section.name != "source_path"
+               for f in fields(getattr(Recipe(), section.name))
+               if isinstance(getattr(getattr(Recipe(), section.name), f.name), (int, float))
+               and not isinstance(getattr(getattr(Recipe(), section.name), f.name), bool)
+               and f.name not in RANGES.get(section.name, {})]
+    assert not missing, missing
+
+
+def test_every_default_is_within_its_range():
+    recipe = Recipe()
+    for section, keys in RANGES.items():
+        for key, (low, high) in keys.items():
+            value = getattr(getattr(recipe, section), key)
+            assert (low is None or value >= low) and (high is None or value <= high), (section, key, value)
