@@ -5,15 +5,20 @@ Without a configured API, Prefect starts a temporary server in every process tha
 a task, so each Dask worker would start its own. A command starts one instead, in a child process
 (`python -m uvicorn` over `create_app` below, the way Prefect's own temporary server runs), and
 exports its URL before any worker spawns; a child process of the command (a benchmark's build)
-inherits it. The server is stopped when the command's process exits.
+inherits it. The server is stopped when the command's process exits, and never outlives it: it
+runs in a session of its own (a terminal's Ctrl-C reaches the command, which then stops it, not
+the server first), and it exits by itself once the command is gone, however it ended (a pipe from
+the command reads end-of-file when the command's process is killed).
 """
 from __future__ import annotations
 
 import atexit
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from importlib.util import find_spec
@@ -22,6 +27,7 @@ from typing import Any
 
 TEMPORARY_API = "EXPRESS_TEMPORARY_API"  # the URL of the temporary API this process or a parent started
 APP = "flows.prefect_api:create_app"
+PARENT_PIPE = "EXPRESS_API_PARENT_PIPE"  # the server's end of the pipe its command holds open
 
 
 def create_app() -> Any:
@@ -29,7 +35,29 @@ def create_app() -> Any:
     it (no UI, no background services but those a temporary server needs)."""
     from prefect.server.api.server import create_app as prefect_app
 
+    exit_with_parent()
     return prefect_app(ephemeral=True, final=True)
+
+
+def exit_with_parent() -> None:
+    """In the server's process: stop the server (as SIGTERM does) once the command that started it
+    is gone, i.e. once its end of PARENT_PIPE is closed; if the server has not stopped a while
+    later, end the process."""
+    fd = os.environ.pop(PARENT_PIPE, None)
+    if fd is None:
+        return
+
+    def watch() -> None:
+        try:
+            while os.read(int(fd), 1):
+                pass
+        except OSError:
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def is_temporary() -> bool:
@@ -46,10 +74,13 @@ class Server:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
         repo = Path(find_spec("flows").origin).parents[1]  # where the app's module is, without importing it
+        theirs, self._ours = os.pipe()  # the server watches `theirs`: end-of-file once this process is gone
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--app-dir", str(repo), "--factory", app, "--host", "127.0.0.1",
              "--port", str(self.port), "--log-level", "error", "--lifespan", "on"],
-            env={**(env or {}), **os.environ, "PREFECT_UI_ENABLED": "0"})
+            env={**(env or {}), **os.environ, "PREFECT_UI_ENABLED": "0", PARENT_PIPE: str(theirs)},
+            pass_fds=[theirs], start_new_session=True)
+        os.close(theirs)
         atexit.register(self.stop)
 
     @property
@@ -76,6 +107,9 @@ class Server:
                            f"{self.proc.poll()}); set PREFECT_API_URL to use a running Prefect server")
 
     def stop(self) -> None:
+        if self._ours is not None:
+            os.close(self._ours)
+            self._ours = None
         if self.proc.poll() is None:
             self.proc.terminate()
             try:

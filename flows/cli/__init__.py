@@ -29,6 +29,15 @@ COMMAND_MODULES = [
     "flows.cli.acceptance",
 ]
 
+class Terminated(BaseException):
+    """SIGTERM (what `timeout`, CI cancellation, `docker stop` and systemd send), raised like Ctrl-C's
+    KeyboardInterrupt so the command stops its helpers and servers on its way out."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 class ShortErrors(argparse.ArgumentParser):
     """A bad option is one line naming it and what is wrong (exit 2), not the whole usage."""
 
@@ -55,6 +64,7 @@ def entry() -> int:
     """The console script: as `main`, and `express vocab | head` ends quietly, and the runtime's
     process-wide pieces apply (so not made by `main`, which tests call in their own process)."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         runtime.process_start()
     except ValueError as exc:  # a switch naming no piece
@@ -78,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"express {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"express {args.command}: terminated", file=sys.stderr)
+        return 143
     except Exception as exc:  # noqa: BLE001 - every error becomes a short message unless debugging
         if debug:
             raise

@@ -69,7 +69,7 @@ def test_the_temporary_server_skips_block_registration_unless_the_user_asks_for_
     from flows.runtime import prefect_tuning
 
     launched = []
-    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env: launched.append((cmd, env)))
+    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append((cmd, env)))
     monkeypatch.setattr(prefect_api.atexit, "register", lambda *a: None)
     monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
     monkeypatch.setenv("PREFECT_SERVER_REGISTER_BLOCKS_ON_START", "true")

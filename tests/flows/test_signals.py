@@ -1,0 +1,78 @@
+"""A build stopped as a terminal, a supervisor or the kernel stops it ends promptly and leaves no
+process of its own behind: Ctrl-C (SIGINT to the whole process group) says `interrupted` and exits
+130; SIGTERM (timeout, CI cancellation, docker stop, systemd) says `terminated` and exits 143;
+after `kill -9` the temporary Prefect API and the gate's helper end by themselves. Real processes,
+the command leading its own process group as in a terminal."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from tests.fresh_python import REPO, environ_without
+
+pytestmark = pytest.mark.slow  # whole `express build` processes (tests/conftest.py)
+
+HANG_GUARD = 120  # seconds: a process still there by then has been left behind
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory):
+    from sources.demo import DemoSpec, write_demo_dump
+
+    return write_demo_dump(tmp_path_factory.mktemp("signals"), DemoSpec(posts=20_000))
+
+
+@pytest.fixture(scope="module")
+def prefect_home(tmp_path_factory):
+    """One Prefect database for the module's builds: each still starts its own temporary API."""
+    return tmp_path_factory.mktemp("prefect")
+
+
+def _running_build(dump, tmp_path, prefect_home):
+    """`express build` past its split (its API up, its helper started) and the processes it started."""
+    env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(prefect_home))
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "build", "--input", str(dump), "--warehouse",
+                             str(tmp_path / "wh"), "--workers", "0"], cwd=REPO, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if line.startswith("[split]"):
+            break
+    assert proc.poll() is None, "".join(seen)[-2000:]
+    started = psutil.Process(proc.pid).children(recursive=True)
+    assert any("uvicorn" in " ".join(p.cmdline()) for p in started), [p.cmdline() for p in started]
+    return proc, started
+
+
+def _gone(processes) -> bool:
+    return all(not p.is_running() or p.status() == psutil.STATUS_ZOMBIE for p in processes)
+
+
+@pytest.mark.parametrize(("how", "code", "said"), [("ctrl-c", 130, "interrupted"), ("sigterm", 143, "terminated"),
+                                                   ("kill -9", -9, None)])
+def test_a_stopped_build_ends_and_leaves_no_process_behind(dump, prefect_home, tmp_path, how, code, said):
+    proc, started = _running_build(dump, tmp_path, prefect_home)
+    if how == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)  # the terminal signals the foreground group, not one process
+    else:
+        proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGKILL)
+    out = proc.communicate(timeout=HANG_GUARD)[0]
+    assert proc.returncode == code, out[-2000:]
+    if said:
+        assert out.strip().splitlines()[-1] == f"express build: {said}", out[-2000:]
+        assert "Traceback" not in out and "ConnectError" not in out
+    deadline = time.monotonic() + HANG_GUARD
+    while not _gone(started) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [" ".join(p.cmdline())[:80] for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    for p in started:
+        if p.is_running():
+            p.kill()
+    assert not left, f"left behind: {left}"
