@@ -69,6 +69,11 @@ class Warehouse:
         return self.root / "cache" / "responses"
 
     @property
+    def file_checks(self) -> Path:
+        """The sha256 of release files already checked, by path, size and modification time."""
+        return self.root / "cache" / "release-files.json"
+
+    @property
     def reviews(self) -> Path:
         return self.root / "reviews"
 

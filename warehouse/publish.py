@@ -29,6 +29,7 @@ from schemas.config import Recipe
 from schemas.records import EXAMPLES
 from warehouse.catalog import register_release
 from warehouse.gate_result import GateResult
+from warehouse.integrity import check_release_files
 from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.manifest import release_fields, write_manifest
 from warehouse.splits import SPLITS, split_for, splits_for_config
@@ -76,7 +77,9 @@ class Release:
 
     @classmethod
     def at(cls, path: Path) -> "Release":
+        """The release published at `path`, its files checked against its manifest (ReleaseChanged)."""
         m = json.loads(ReleasePaths(path).manifest.read_text())
+        check_release_files(path, m, Warehouse.of_release(path).file_checks)
         return cls(m["dataset"], m["version"], path)
 
     @classmethod
@@ -157,7 +160,8 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
     files = {s: sinks[s].path for s in splits}
     summary = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary, pii_prescans, gate)
     return release_fields(dataset, version, parent, recipe, {s: sinks[s].rows for s in splits}, _count_masks(files),
-                          {ReleasePaths.split_name(s): {"split": s, "rows": sinks[s].rows, "sha256": sha256_file(p)}
+                          {ReleasePaths.split_name(s): {"split": s, "rows": sinks[s].rows, "bytes": p.stat().st_size,
+                                                        "sha256": sha256_file(p)}
                            for s, p in files.items()},
                           summary.get("vocabulary") if summary else _describe_vocabulary(vocabulary), summary)
 
