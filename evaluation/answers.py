@@ -1,5 +1,5 @@
 """Structured answers: a JSON object holding exactly k emotion words, asked of a server as a
-response format and enforced in local generation (evaluation/constrained.py).
+response format and, the same schema, enforced in local generation (evaluation/constrained.py).
 
 `--answers structured` (the default) asks for {"answers": [k words]} ({"reasoning": ..., "answers":
 [...]} for a setting that reasons first); `--answers free` sends the prompt alone. The prompt text

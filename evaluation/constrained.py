@@ -1,131 +1,82 @@
-"""Constrained decoding for hf-chat: a logits processor that lets a model write only the
-structured answer of evaluation/answers.py, {"answers": ["w1", ..., "wk"]} with exactly k words
-(after {"reasoning": "..."} for a setting that reasons first), then its end-of-text token.
-
-The answer is a fixed program of segments: literal text, a word (lower-case letters, apostrophes
-and hyphens, a letter first, at most WORD_CHARS: one word as scored, never a copied sentence) or
-free text (any printable character but a quote or backslash), each of bounded length. A row's
-state is a position in its program; at each step only tokens whose text keeps the answer inside
-the program are allowed. A token may finish a literal and start the next word
-or text ("sad" after `["`), or start the literal after a word (`"]`); the single-character tokens
-a byte-level vocabulary has make every answer reachable.
+"""Constrained decoding for hf-chat: llguidance compiles the JSON schema a server gets
+(evaluation/answers.py) against the model's tokenizer, and a logits processor lets each row write
+only tokens that keep its answer inside that schema, then its end-of-text token. hf-chat and a
+server are held to one definition of a valid answer; why llguidance: docs/real-models.md.
 """
 from __future__ import annotations
 
-import string
-from dataclasses import dataclass
 from typing import Any
 
-from evaluation.answers import REASONING_CHARS, WORD_CHARS
+import llguidance
+import llguidance.hf
+import llguidance.numpy
+import torch
 
-LETTERS = frozenset(string.ascii_lowercase)
-WORD = LETTERS | frozenset("'-")
-FREE = frozenset(c for c in string.printable if c not in '"\\\n\r\t\x0b\x0c')
+from evaluation.answers import answer_schema
 
-
-@dataclass(frozen=True)
-class Segment:
-    kind: str  # "literal", "word" or "free"
-    text: str = ""  # the literal's text
-    limit: int = 0  # most characters of a word or free text
-
-
-def program(k: int, reasoning: bool = False) -> list[Segment]:
-    segs = [Segment("literal", '{"reasoning": "'), Segment("free", limit=REASONING_CHARS),
-            Segment("literal", '", "answers": ["')] if reasoning else [Segment("literal", '{"answers": ["')]
-    for i in range(k):
-        if i:
-            segs.append(Segment("literal", '", "'))
-        segs.append(Segment("word", limit=WORD_CHARS))
-    return [*segs, Segment("literal", '"]}')]
+# json.dumps's separators (the shape the prompts show) and no other whitespace: free whitespace
+# would let a model pad its answer with blanks until the token budget cuts it off. Every escape a
+# JSON string may hold (json.dumps writes "\u00ef"), each counted as one character of maxLength.
+JSON_OPTIONS: dict[str, Any] = {"item_separator": ", ", "key_separator": ": ", "whitespace_flexible": False,
+                                "json_allow_general_unicode_escapes": True}
+BITS = torch.arange(32, dtype=torch.int32)
 
 
-def _fits(seg: Segment, text: str, used: int = 0) -> bool:
-    """`text` can continue a word or free text that has `used` characters."""
-    chars = WORD if seg.kind == "word" else FREE
-    if not text or used + len(text) > seg.limit or not set(text) <= chars:
-        return False
-    return seg.kind != "word" or used > 0 or text[0] in LETTERS
+class AnswerGrammar:
+    """The model's tokenizer as llguidance reads it, and the answer schemas compiled for it;
+    built once per model (reading the tokenizer is the costly part)."""
+
+    def __init__(self, tokenizer: Any, vocab_size: int, eos_id: int) -> None:
+        self.tokenizer = llguidance.hf.from_tokenizer(tokenizer, n_vocab=vocab_size, eos_token=eos_id)
+        self.vocab_size, self.eos_id = vocab_size, eos_id
+        self._grammars: dict[tuple[int, bool], str] = {}
+
+    def matcher(self, k: int, reasoning: bool = False) -> llguidance.LLMatcher:
+        """A fresh matcher of answer_schema(k, reasoning), the schema the servers get."""
+        key = (k, reasoning)
+        if key not in self._grammars:
+            self._grammars[key] = llguidance.LLMatcher.grammar_from_json_schema(answer_schema(k, reasoning),
+                                                                                overrides=JSON_OPTIONS)
+        matcher = llguidance.LLMatcher(self.tokenizer, self._grammars[key], log_level=0)
+        if matcher.is_error():
+            raise ValueError(f"llguidance cannot compile the answer schema (k={k}): {matcher.get_error()}")
+        return matcher
 
 
-class Vocabulary:
-    """Each token's text and the masks that do not depend on a row's state, built once per tokenizer."""
+class SchemaLogitsProcessor:
+    """A transformers logits processor: row i writes only what the schema for ks[i] words accepts."""
 
-    def __init__(self, tokenizer: Any, size: int, torch: Any) -> None:
-        self.torch = torch
-        n = len(tokenizer)
-        self.texts = [tokenizer.decode([i]) for i in range(n)] + [""] * max(0, size - n)
-        self.size = len(self.texts)
-        self.lengths = torch.tensor([len(t) for t in self.texts])
-        self.word = torch.tensor([bool(t) and set(t) <= WORD for t in self.texts])
-        self.letter_first = torch.tensor([bool(t) and t[0] in LETTERS for t in self.texts])
-        self.free = torch.tensor([bool(t) and set(t) <= FREE for t in self.texts])
-        self.by_first: dict[str, list[int]] = {}
-        for i, t in enumerate(self.texts):
-            if t:
-                self.by_first.setdefault(t[0], []).append(i)
-        self._literal: dict[tuple[str, Segment | None], Any] = {}
+    def __init__(self, grammar: AnswerGrammar, ks: list[int], reasoning: bool = False) -> None:
+        self.grammar = grammar
+        self.matchers = [grammar.matcher(k, reasoning) for k in ks]
+        self.ended = [False] * len(ks)
+        self.bitmask = llguidance.numpy.allocate_token_bitmask(len(ks), grammar.vocab_size)
+        self.started = False
 
-    def literal_mask(self, rest: str, after: Segment | None) -> Any:
-        """Tokens that continue the literal `rest`, or finish it and start the segment `after`."""
-        key = (rest, after)
-        if key not in self._literal:
-            mask = self.torch.zeros(self.size, dtype=self.torch.bool)
-            for i in self.by_first.get(rest[0], []):
-                t = self.texts[i]
-                if rest.startswith(t) or (t.startswith(rest) and after is not None and after.kind != "literal"
-                                          and _fits(after, t[len(rest):])):
-                    mask[i] = True
-            self._literal[key] = mask
-        return self._literal[key]
+    def consume(self, tokens: list[int]) -> None:
+        """Move each row's matcher over the token it chose; a row that ended ignores the padding after."""
+        for row, token in enumerate(tokens):
+            if self.ended[row]:
+                continue
+            if not self.matchers[row].consume_token(token):
+                raise RuntimeError(f"llguidance refused token {token} of row {row} after allowing it: "
+                                   f"{self.matchers[row].get_error()}")
+            self.ended[row] = token == self.grammar.eos_id
 
+    def allowed(self) -> torch.Tensor:
+        """(rows, vocabulary) booleans: the tokens each row may write next (only end-of-text once it ended)."""
+        for row, matcher in enumerate(self.matchers):
+            if not self.ended[row]:
+                llguidance.numpy.fill_next_token_bitmask(matcher, self.bitmask, row)
+        words = torch.from_numpy(self.bitmask)
+        mask = ((words.unsqueeze(-1) >> BITS) & 1).bool().flatten(1)[:, : self.grammar.vocab_size]
+        for row in (r for r, ended in enumerate(self.ended) if ended):
+            mask[row] = False
+            mask[row, self.grammar.eos_id] = True
+        return mask
 
-class JsonAnswerProcessor:
-    """A transformers logits processor; `programs` holds one program per row of the batch."""
-
-    def __init__(self, vocab: Vocabulary, programs: list[list[Segment]], eos_id: int) -> None:
-        self.vocab, self.programs, self.eos_id = vocab, programs, eos_id
-        self.state = [(0, 0) for _ in programs]  # (segment, characters of it written)
-        self.prompt_len: int | None = None
-
-    def _advance(self, row: int, text: str) -> None:
-        """Move a row's state over the text of the token it chose (the mask made it fit)."""
-        prog = self.programs[row]
-        seg_i, used = self.state[row]
-        while text and seg_i < len(prog):
-            seg = prog[seg_i]
-            if seg.kind == "literal":
-                n = min(len(seg.text) - used, len(text))
-            else:
-                chars = WORD if seg.kind == "word" else FREE
-                n = next((i for i, c in enumerate(text) if c not in chars), len(text))
-            used, text = used + n, text[n:]
-            if (seg.kind == "literal" and used == len(seg.text)) or (seg.kind != "literal" and text):
-                seg_i, used = seg_i + 1, 0
-        self.state[row] = (seg_i, used)
-
-    def _mask(self, row: int) -> Any:
-        v, torch = self.vocab, self.vocab.torch
-        prog = self.programs[row]
-        seg_i, used = self.state[row]
-        if seg_i >= len(prog):
-            mask = torch.zeros(v.size, dtype=torch.bool)
-            mask[self.eos_id] = True
-            return mask
-        seg = prog[seg_i]
-        if seg.kind == "literal":
-            return v.literal_mask(seg.text[used:], prog[seg_i + 1] if seg_i + 1 < len(prog) else None)
-        fits = (v.word if seg.kind == "word" else v.free) & (v.lengths <= seg.limit - used)
-        if seg.kind == "word" and used == 0:
-            return fits & v.letter_first
-        closing = v.literal_mask(prog[seg_i + 1].text, prog[seg_i + 2] if seg_i + 2 < len(prog) else None)
-        return fits | closing
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        if self.prompt_len is None:
-            self.prompt_len = input_ids.shape[1]
-        elif input_ids.shape[1] > self.prompt_len:
-            for row, token in enumerate(input_ids[:, -1].tolist()):
-                self._advance(row, self.vocab.texts[token] if token != self.eos_id else "")
-        masks = self.vocab.torch.stack([self._mask(r) for r in range(len(self.programs))]).to(scores.device)
-        return scores.masked_fill(~masks[:, : scores.shape[1]], float("-inf"))
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        if self.started:
+            self.consume(input_ids[:, -1].tolist())
+        self.started = True
+        return scores.masked_fill(~self.allowed().to(scores.device), float("-inf"))

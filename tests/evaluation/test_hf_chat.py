@@ -4,8 +4,10 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from evaluation.answers import answer_schema
 from evaluation.parsing import parse_answer
 from flows.cli import main
 from tests.evaluation.conftest import smollm2_gguf
@@ -44,7 +46,8 @@ def test_hf_chat_answers_structured_on_the_demo_release_and_records_its_speed(de
     preds = [json.loads(line) for line in (Path(result["path"]) / "predictions.jsonl").read_text().splitlines()]
     assert len(preds) == 4 and any(len(p["surfaces"]) > 1 for p in preds)
     for p in preds:
-        assert json.loads(p["output"]).keys() == {"answers"} and all(WORD.match(w) for w in p["parsed"])
+        jsonschema.validate(json.loads(p["output"]), answer_schema(len(p["surfaces"])))  # the servers' schema
+        assert all(WORD.match(w) for w in p["parsed"])
         assert p["usage"]["completion_tokens"] <= 16 + 20 * len(p["surfaces"])
     details = json.loads((Path(result["path"]) / "config.json").read_text())["predictor_details"]
     assert details["answers"] == "structured" and details["gguf_file"] == smollm2_gguf().name
@@ -63,32 +66,68 @@ def test_hf_chat_answers_structured_on_the_demo_release_and_records_its_speed(de
     assert [parse_answer(p["output"]) for p in free_preds] == [p["parsed"] for p in free_preds]
 
 
-def test_constrained_decoding_writes_exactly_k_words_whatever_the_logits():
-    import torch
-
-    from evaluation.constrained import JsonAnswerProcessor, Vocabulary, program
+@pytest.fixture(scope="module")
+def smollm2() -> tuple[object, object]:
+    from evaluation.constrained import AnswerGrammar
     from evaluation.hf_chat import load_model, resolve_model
 
     folder, gguf = resolve_model(str(smollm2_gguf()))
     tokenizer, model = load_model(str(folder), gguf, "cpu")
-    size = model.get_output_embeddings().weight.shape[0]
-    vocab = Vocabulary(tokenizer, size, torch)
+    return tokenizer, AnswerGrammar(tokenizer, model.get_output_embeddings().weight.shape[0], tokenizer.eos_token_id)
+
+
+def test_constrained_decoding_writes_what_the_servers_schema_accepts_whatever_the_logits(smollm2):
+    import torch
+
+    from evaluation.constrained import SchemaLogitsProcessor
+
+    tokenizer, grammar = smollm2
+    eos = tokenizer.eos_token_id
+    lengths = torch.tensor([len(tokenizer.decode([i])) for i in range(grammar.vocab_size)])
     torch.manual_seed(0)
     for reasoning in (False, True):
         ks = [1, 2, 3, 5]
-        proc = JsonAnswerProcessor(vocab, [program(k, reasoning) for k in ks], tokenizer.eos_token_id)
+        proc = SchemaLogitsProcessor(grammar, ks, reasoning)
         ids = torch.zeros((len(ks), 3), dtype=torch.long)
-        for _ in range(400):  # random scores, biased towards long tokens and quotes, as an adversary would
-            scores = torch.randn(len(ks), size) * 5 + vocab.lengths * 0.5
+        for _ in range(2500):  # random scores, biased towards long tokens, as an adversary would
+            scores = torch.randn(len(ks), grammar.vocab_size) * 5 + lengths * 0.5
             ids = torch.cat([ids, proc(ids, scores).argmax(-1, keepdim=True)], dim=1)
-            if (ids[:, -1] == tokenizer.eos_token_id).all():
+            if (ids[:, -1] == eos).all():
                 break
+        after = proc(ids, torch.zeros(len(ks), grammar.vocab_size))  # every row ended: end-of-text alone is left
+        assert torch.isfinite(after).sum(1).tolist() == [1] * len(ks) and torch.isfinite(after[:, eos]).all()
         for row, k in enumerate(ks):
             new = ids[row, 3:].tolist()
-            text = "".join(vocab.texts[t] for t in new[: new.index(tokenizer.eos_token_id)])
+            text = tokenizer.decode(new[: new.index(eos)])
             answer = json.loads(text)
-            assert len(answer["answers"]) == k and all(WORD.match(w) for w in answer["answers"]), text
-            assert parse_answer(text) == answer["answers"] and ("reasoning" in answer) == reasoning
+            jsonschema.validate(answer, answer_schema(k, reasoning))
+            assert parse_answer(text) == answer["answers"] and all(WORD.match(w) for w in answer["answers"]), text
+
+
+def accepts(grammar, tokenizer, k: int, reasoning: bool, text: str) -> bool:
+    """The engine lets the model write `text` token by token, then end it."""
+    matcher = grammar.matcher(k, reasoning)
+    tokens = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return matcher.consume_tokens(tokens) and matcher.is_accepting() and matcher.consume_token(tokenizer.eos_token_id)
+
+
+def test_the_engine_accepts_an_answer_exactly_when_the_servers_schema_does(smollm2):
+    tokenizer, grammar = smollm2
+    words = [["sad"], ["sad", "tired"], ["sad", "tired", "calm"], ["Sad", "tired"], ["sad", "x" * 17], ["x" * 16, "ok"],
+             ["it's", "well-off"], ["-sad", "tired"], ["sad tired", "ok"], ["sad", ""], ["sad", "tir3d"]]
+    cases = [(2, False, {"answers": w}) for w in words]
+    cases += [(2, False, {"answers": ["sad", "tired"], "extra": 1}), (2, False, {"words": ["sad", "tired"]}),
+              (2, True, {"reasoning": 'a "quoted" word,\nthen a na\u00efve line', "answers": ["sad", "tired"]}),
+              (2, True, {"reasoning": '"' + "\u00ef" * 1999, "answers": ["sad", "tired"]}),  # escapes count as one
+              (2, True, {"reasoning": "x" * 2001, "answers": ["sad", "tired"]}), (2, True, {"answers": ["sad", "tired"]})]
+    verdicts = set()
+    for k, reasoning, answer in cases:
+        valid = jsonschema.Draft202012Validator(answer_schema(k, reasoning)).is_valid(answer)
+        assert accepts(grammar, tokenizer, k, reasoning, json.dumps(answer)) == valid, answer
+        verdicts.add(valid)
+    assert verdicts == {True, False}
+    # a valid answer in another spacing is refused: the engine holds the answer to one spelling, of bounded length
+    assert not accepts(grammar, tokenizer, 1, False, '{"answers":  ["sad"]}')
 
 
 def test_bad_models_and_a_prompt_too_long_fail_the_run_in_one_line(tiny_release, prefect_harness, tmp_path, capsys):
