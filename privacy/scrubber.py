@@ -31,6 +31,7 @@ from presidio_anonymizer import AnonymizerEngine  # isort: skip
 from presidio_anonymizer.entities import OperatorConfig  # isort: skip
 
 from privacy.kinds import KINDS, enabled_kinds
+from privacy.spans import settle, to_input, union
 from schemas.records import RawPost
 
 PLACEHOLDERS = {**{d.entity: d.placeholder for d in DETECTORS}, "PERSON": "[NAME]"}
@@ -118,7 +119,8 @@ class Scrubber:
                 found.extend(people)
                 contacts = [r.start for r in found if r.entity_type in CONTACT_KINDS]
                 found.extend(RecognizerResult("PERSON", a, b, 0.6) for a, b in block_heads(text, contacts))
-        return [[Found(KIND_OF[r.entity_type], r.entity_type, r.start, r.end) for r in _settle(rs)] for rs in per_text]
+        return [[Found(KIND_OF[r.entity_type], r.entity_type, r.start, r.end) for r in settle(rs, _kept)]
+                for rs in per_text]
 
     def find(self, text: str) -> list[Found]:
         return self.find_many([text])[0]
@@ -182,38 +184,11 @@ class Scrubber:
             still = []
             for i, more in zip(changed, self.find_many([out[i] for i in changed], structured=False)):
                 if more:
-                    found[i] = _union(found[i], [_to_input(s, found[i]) for s in more])
+                    found[i] = union(found[i], to_input(more, found[i], attrgetter("placeholder")))
                     out[i] = self._replace(texts[i], found[i])
                     still.append(i)
             changed = still
         return list(zip(out, found))
-
-
-def _to_input(span: Found, replaced: list[Found]) -> Found:
-    """A span of a scrubbed text as offsets into the text before scrubbing (`replaced`: what was
-    replaced there, in order)."""
-    shift_start = shift_end = 0
-    for r in replaced:
-        delta = (r.end - r.start) - len(r.placeholder)
-        at = r.start - shift_start  # where r's placeholder starts in the scrubbed text
-        if at + len(r.placeholder) <= span.start:
-            shift_start += delta
-        if at + len(r.placeholder) <= span.end:
-            shift_end += delta
-    return Found(span.kind, span.entity, span.start + shift_start, span.end + shift_end)
-
-
-def _union(first: list[Found], more: list[Found]) -> list[Found]:
-    """Spans of both lists, in order; an overlap keeps the earlier list's span, grown over both."""
-    out = list(first)
-    for s in more:
-        hit = [k for k, f in enumerate(out) if f.start < s.end and s.start < f.end]
-        if hit:
-            f = out[hit[0]]
-            out[hit[0]] = Found(f.kind, f.entity, min(f.start, s.start), max(f.end, s.end))
-        else:
-            out.append(s)
-    return sorted(out, key=lambda f: f.start)
 
 
 def _split_back(p: RawPost) -> bool:
@@ -229,23 +204,8 @@ def _cut(post: RawPost, text: str) -> tuple[str, str] | None:
     return (title, selftext) if sep else (text, "")  # a span across the blank line: never the raw fields
 
 
-def _settle(results: list[RecognizerResult]) -> list[RecognizerResult]:
-    """Non-overlapping spans: the longer span wins an overlap, then the higher score, then a
-    structured kind over a name; the winner grows to cover what it overlapped, so no part of a
-    losing span stays in the text."""
-    ranked = sorted(results, key=lambda r: (-(r.end - r.start), -r.score, r.entity_type == "PERSON", r.start))
-    kept: list[RecognizerResult] = []
-    for r in ranked:
-        hit = [k for k in kept if k.start < r.end and r.start < k.end]
-        if not hit:
-            kept.append(RecognizerResult(r.entity_type, r.start, r.end, r.score))
-            continue
-        winner = hit[0]
-        winner.start, winner.end = min(winner.start, r.start), max(winner.end, r.end)
-        for other in hit[1:]:  # the grown span may now touch a second kept span: one span for both
-            winner.start, winner.end = min(winner.start, other.start), max(winner.end, other.end)
-            kept.remove(other)
-    return sorted(kept, key=lambda r: r.start)
+def _kept(r: RecognizerResult, start: int, end: int) -> RecognizerResult:
+    return RecognizerResult(r.entity_type, start, end, r.score)
 
 
 @lru_cache(maxsize=8)
