@@ -34,7 +34,8 @@ class FilterConfig:
     # Added for issue #5 (all optional; the defaults keep the skeleton's behaviour):
     bot_authors_file: str = "default"  # "default" = filters/data/bot_authors.txt, "" = none, else a path
     nsfw_subreddits_file: str = "default"  # "default" = filters/data/nsfw_subreddits.txt, "" = none
-    drop_stickied: bool = True  # stickied or moderator/admin-distinguished posts count as bot boilerplate
+    drop_distinguished: bool = True  # posts a moderator or admin wrote in that role (reason `distinguished`)
+    drop_stickied: bool = True  # pinned posts (reason `stickied`)
     drop_crossposts: bool = True
     languages: tuple[str, ...] = ()  # e.g. ["en"]; empty = no language filter
     min_language_confidence: float = 0.5
