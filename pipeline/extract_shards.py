@@ -62,12 +62,14 @@ class ExtractStep(Step[Shard, ExtractResult]):
     def setup(self, recipe: Recipe) -> None:
         super().setup(recipe)
         cfg = recipe.extract
-        self.extractor = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
+        self.extractor = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance,
+                                             quote_lines=cfg.quote_lines)
 
     @classmethod
     def preload(cls, recipe: Recipe) -> None:
         cfg = recipe.extract
-        DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
+        DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance,
+                            quote_lines=cfg.quote_lines)
 
     @classmethod
     def folder(cls, unit: Shard) -> Path:
