@@ -4,13 +4,15 @@ Speed is CPU time of this process (time.process_time), not wall time, because th
 shared, after one untimed pass over the dev file. Prints the figures, then one JSON line.
 
     .venv/bin/python bench/extract.py [--dev PATH] [--posts 20000] [--disclosing 0.1] [--forms extended]
-                                      [--acceptance off] [--compare-windows] [--compare-ops]
+                                      [--acceptance off] [--quote-lines skip] [--compare-windows] [--compare-ops]
 
 Quality is also printed per fold (dev split in two by post id, extractors.quality.fold_of), so a
 change can be decided on one fold and confirmed on the other. The acceptance model is measured
 cross-fold: a model trained on fold A (its C and threshold chosen inside A) extracts fold B, and
-the other way round; the shipped model, trained on all of dev, is in-sample on dev and timed.
-`--acceptance off` runs the rules alone throughout.
+the other way round; the shipped model, trained on all of dev, is in-sample on dev and timed (its
+own out-of-fold figures, from the training's inner folds, are printed too). `--acceptance off` runs
+the rules alone throughout. Each fold is also scored with `>` quote lines skipped instead of masked
+(`[extract] quote_lines`), rules and cross-fold model alike; `--quote-lines` sets the main runs'.
 
 What spaCy sees is printed too: windows and tokens tagged per dev segment, and the tagger's CPU
 time over them. `--compare-windows` sets today's windows beside those before #17
@@ -36,6 +38,7 @@ from extractors.acceptance_training import fold_model, labelled_hits  # noqa: E4
 from extractors.disclosures import DisclosureExtractor, tagging_text  # noqa: E402
 from extractors.nlp import load_nlp  # noqa: E402
 from extractors.quality import SpanScore, fold_of, score_folds, score_reachable, score_spans  # noqa: E402
+from extractors.quotes import MASK_QUOTES, QUOTE_LINES, SKIP_QUOTES  # noqa: E402
 from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE  # noqa: E402
 from sources.demo import TEMPLATES  # noqa: E402
 
@@ -123,13 +126,15 @@ def main() -> None:
                     help="trigger forms: the reference patterns' only (default) or also extended ones")
     ap.add_argument("--acceptance", choices=SETTINGS, default=ON,
                     help="the shipped acceptance model after the rules (default) or the rules alone")
+    ap.add_argument("--quote-lines", choices=QUOTE_LINES, default=MASK_QUOTES,
+                    help="finds in `>` quote lines: masked (default) or skipped")
     ap.add_argument("--compare-windows", action="store_true",
                     help="also measure the tagging windows before #17 on the dev file")
     ap.add_argument("--compare-ops", action="store_true",
                     help="also tag the dev file with spaCy's default matrix ops (blis) and compare")
     args = ap.parse_args()
 
-    ex = DisclosureExtractor(forms=args.forms, acceptance=args.acceptance)
+    ex = DisclosureExtractor(forms=args.forms, acceptance=args.acceptance, quote_lines=args.quote_lines)
     ex.extract("I feel fine. I am sad.")  # load the models (and the NRC table) outside the timings
     out: dict[str, float | int | str] = {"timing": "cpu_process_time_one_core", "acceptance": args.acceptance}
 
@@ -139,7 +144,7 @@ def main() -> None:
         # one untimed pass (spaCy adds each new word to its vocabulary once per process), then the
         # best of 2 passes, alternating with the rules alone when the model is on
         texts = [r["text"] for r in rows]
-        rules = DisclosureExtractor(nlp=ex.nlp, forms=args.forms, acceptance=OFF)
+        rules = DisclosureExtractor(nlp=ex.nlp, forms=args.forms, acceptance=OFF, quote_lines=args.quote_lines)
         found = list(ex.extract_many(texts))
         timed: dict[str, list[float]] = {"model": [], "rules": []}
         runs = (("model", ex), ("rules", rules)) if args.acceptance == ON else (("model", ex),)
@@ -175,10 +180,15 @@ def main() -> None:
             out.update(compare_ops(rows, ex, cpu, load))
         if args.acceptance == ON:
             print("  (the shipped acceptance model was trained on all of dev: these figures are in-sample)")
+            oof = ex.model.meta.get("selection", {}).get("out_of_fold", {})
+            if oof:
+                print(f"  shipped model out of fold (its training's inner folds, all of dev): P {oof['precision']:.4f} "
+                      f"R {oof['recall']:.4f} (tp {oof['tp']}, fp {oof['fp']}, fn {oof['fn']})")
+                out.update(shipped_oof_precision=oof["precision"], shipped_oof_recall=oof["recall"])
         out.update({f"fold_{f.lower()}_precision": round(s.precision, 4) for f, s in folds.items()})
         out.update({f"fold_{f.lower()}_recall": round(s.recall, 4) for f, s in folds.items()})
         if args.acceptance == ON:
-            out.update(cross_fold_figures(rows, args.forms))
+            out.update(cross_fold_figures(rows, args.forms, args.quote_lines))
         out["forms"] = args.forms
         out.update(words_per_s=round(words / cpu), precision=round(spans.precision, 4),
                    recall=round(spans.recall, 4), label_precision=round(labels.precision, 4),
@@ -267,20 +277,24 @@ def compare_windows(rows: list[dict], ex: DisclosureExtractor, cpu: float, load:
     return out
 
 
-def cross_fold_figures(rows: list[dict], forms: str) -> dict[str, float]:
-    """Train on one fold, extract the other with that model (end to end); rules alone beside it."""
+def cross_fold_figures(rows: list[dict], forms: str, quote_lines: str = MASK_QUOTES) -> dict[str, float]:
+    """Train on one fold, extract the other with that model (end to end); rules alone beside it;
+    then each test fold again with quote lines masked and skipped."""
     rules = DisclosureExtractor(forms=forms, acceptance=OFF)
     ts = labelled_hits(rows, rules)
     out: dict[str, float] = {}
     pooled = {"rules": [0, 0, 0], "model": [0, 0, 0]}
+    models = {}
     print("cross-fold acceptance model (train on one fold, extract the other):")
     for train, test in (("A", "B"), ("B", "A")):
-        model = fold_model(ts.fold(train))
+        model = models[test] = fold_model(ts.fold(train))
         part = [r for r in rows if fold_of(r["post_id"]) == test]
         texts = [r["text"] for r in part]
-        with_model = score_spans(part, list(DisclosureExtractor(forms=forms, acceptance=model).extract_many(texts)),
-                                 include_negated=True)
-        alone = score_spans(part, list(rules.extract_many(texts)), include_negated=True)
+        run = DisclosureExtractor(nlp=rules.nlp, forms=forms, acceptance=model, quote_lines=quote_lines)
+        with_model = score_spans(part, list(run.extract_many(texts)), include_negated=True)
+        alone = score_spans(part, list(DisclosureExtractor(nlp=rules.nlp, forms=forms, acceptance=OFF,
+                                                           quote_lines=quote_lines).extract_many(texts)),
+                            include_negated=True)
         print(f"  train {train} -> test {test}: rules {alone}")
         print(f"  {'':17} with model (threshold {model.threshold:.3f}) {with_model}")
         key = f"train_{train.lower()}_test_{test.lower()}"
@@ -294,6 +308,27 @@ def cross_fold_figures(rows: list[dict], forms: str) -> dict[str, float]:
     out.update(cross_fold_rules_precision=round(both["rules"].precision, 4),
                cross_fold_rules_recall=round(both["rules"].recall, 4),
                cross_fold_precision=round(both["model"].precision, 4), cross_fold_recall=round(both["model"].recall, 4))
+    out.update(compare_quote_lines(rows, forms, rules, models))
+    return out
+
+
+def compare_quote_lines(rows: list[dict], forms: str, rules: DisclosureExtractor,
+                        models: dict) -> dict[str, float]:
+    """Each dev fold with finds in `>` quote lines masked and skipped: the rules alone, and the
+    model trained on the other fold."""
+    out: dict[str, float] = {}
+    print("quote lines masked / skipped, per test fold (rules alone; cross-fold model):")
+    for fold in "AB":
+        part = [r for r in rows if fold_of(r["post_id"]) == fold]
+        texts = [r["text"] for r in part]
+        for setting in (MASK_QUOTES, SKIP_QUOTES):
+            scores = [score_spans(part, list(DisclosureExtractor(nlp=rules.nlp, forms=forms, acceptance=a,
+                                                                 quote_lines=setting).extract_many(texts)),
+                                  include_negated=True) for a in (OFF, models[fold])]
+            print(f"  fold {fold} {setting:4}: rules {scores[0]}; model {scores[1]}")
+            for name, sc in zip(("rules", "model"), scores):
+                key = f"quote_{setting}_fold_{fold.lower()}_{name}"
+                out.update({f"{key}_precision": round(sc.precision, 4), f"{key}_recall": round(sc.recall, 4)})
     return out
 
 

@@ -3,13 +3,15 @@
 repository), shuffled into posts of realistic length (100-300 words, mean ~150), ~8 % of them with
 one to three disclosing sentences (those holding a gold mask) and the rest with none. The build
 then meets real language: real non-disclosing "I feel like ..." sentences, real names, real
-punctuation, instead of the synthetic corpus's templates.
+punctuation, instead of the synthetic corpus's templates. Titles and bodies are written as Reddit's
+JSON carries them (`&`, `<`, `>` escaped), so the reader decodes them as it decodes a real dump.
 
     .venv/bin/python bench/real_text.py --posts 30000 --out /tmp/bench   # writes RS_2031-03.zst
 """
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import random
 import re
@@ -89,7 +91,8 @@ def posts(spec: RealTextSpec) -> list[dict] | object:
             k += size
         yield {"id": f"b{spec.seed}x{n:x}", "subreddit": rng.choice(SUBREDDITS),
                "author": f"user_{rng.randrange(200_000)}", "created_utc": base + n * 7 + rng.randrange(7),
-               "retrieved_on": base + 40 * 86_400, "title": rng.choice(titles), "selftext": "\n\n".join(paragraphs),
+               "retrieved_on": base + 40 * 86_400, "title": html.escape(rng.choice(titles), quote=False),
+               "selftext": html.escape("\n\n".join(paragraphs), quote=False),
                "over_18": False, "score": int(rng.paretovariate(1.2)) - 1, "num_comments": rng.randrange(60),
                "stickied": False, "distinguished": None}
 

@@ -23,7 +23,8 @@ import regex
 import tomllib
 
 from common.checksums import sha256_file
-from extractors.patterns import Hit, coarse, norm
+from extractors.patterns import Hit, coarse, names_another_subject, norm
+from extractors.reference import SENTENCE_END
 from schemas.lexicon import DIMS
 from schemas.vocabulary import default_vocabulary
 
@@ -35,7 +36,7 @@ VERSION_FILE = DATA_DIR / "acceptance.toml"
 ON, OFF = "on", "off"
 SETTINGS = (ON, OFF)
 NOT_ACCEPTED = "not_accepted"  # funnel drop reason, and the rule suffix `explain` shows
-FEATURE_SET = "hit-features-v1"  # bump when hit_features changes meaning: old models then refuse to load
+FEATURE_SET = "hit-features-v2"  # bump when hit_features changes meaning: old models then refuse to load
 
 # Closed lists (function words), so a feature names a construction rather than a content word.
 FOLLOWERS = frozenset({"with", "of", "by", "about", "for", "that", "to", "at", "in", "on", "and",
@@ -49,7 +50,6 @@ PRECEDERS = frozenset({"when", "if", "because", "cause", "since", "as", "while",
 # Features whose value is any word of a text (the modifiers, the words between "I" and feel):
 # training keeps only those seen in several posts, so the model file holds no rare word of a post.
 OPEN_PREFIXES = ("mod=", "gap=")
-_SENTENCE_END = regex.compile(r"[.!?…]+[\"')\]]*\s|\n")
 _ENDS = frozenset(".!?…")
 _LAST_WORD = regex.compile(r"[\w'’]+$")
 _FIRST_WORD = regex.compile(r"[\w'’]+")
@@ -98,9 +98,11 @@ def hit_features(doc: Doc, hit: Hit, text: str, trigger_char: int, end_char: int
     out.extend(f"mod={m}" for m in mods)
     out.append(f"mods={min(len(mods), 3)}")
     if fam == "family1" and hit.trigger_start >= 0:  # words between "I" and feel/felt
-        gap = [norm(t) for t in doc[hit.trigger_start + 1:start - 1] if not (t.is_punct or t.is_space)]
-        out.extend(f"gap={g}" for g in gap)
-        out.append(f"gaps={min(len(gap), 3)}")
+        gap_tokens = [t for t in doc[hit.trigger_start + 1:start - 1] if not (t.is_punct or t.is_space)]
+        out.extend(f"gap={norm(t)}" for t in gap_tokens)
+        out.append(f"gaps={min(len(gap_tokens), 3)}")
+        if any(names_another_subject(t) for t in gap_tokens):
+            out.append("gap_subject")  # "I think she felt": maybe someone else's feeling
     if any(t.text == "," for t in between):
         out.append("comma_before_word")
     nxt = _next_word(text, end_char)
@@ -111,7 +113,7 @@ def hit_features(doc: Doc, hit: Hit, text: str, trigger_char: int, end_char: int
     if nxt in FOLLOWERS:
         out.append(f"family|next={fam}|{nxt}")
     out.append(f"prev={_prev_word(text, trigger_char)}")
-    first = _SENTENCE_END.search(text, 0, trigger_char) is None
+    first = SENTENCE_END.search(text, 0, trigger_char) is None
     out.append("first_sentence" if first else "later_sentence")
     out.append(f"family|{'first' if first else 'later'}_sentence={fam}")
     if head.text[:1].isupper() and not head.text.isupper():

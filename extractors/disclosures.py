@@ -20,6 +20,7 @@ from schemas.records import MASK, Disclosure
 from extractors.acceptance import NOT_ACCEPTED, ON, AcceptanceModel, hit_features, resolve
 from extractors.patterns import PatternMatcher
 from extractors.prefilter import Prefilter, Window
+from extractors.quotes import MASK_QUOTES, QUOTE_LINES, QUOTED, SKIP_QUOTES, QuoteLines
 from extractors.reference import EXTENDED_TAG, FORMS, REFERENCE, ReferenceReach
 from extractors.vocabulary import label_for
 
@@ -60,14 +61,18 @@ class Candidate:
 class DisclosureExtractor:
     """Finds first-person emotion disclosures in texts; one instance per process.
 
-    `acceptance`: "on" (the shipped acceptance model), "off" (the rules alone) or a model."""
+    `acceptance`: "on" (the shipped acceptance model), "off" (the rules alone) or a model.
+    `quote_lines`: "mask" finds in `>` quote lines like any other, "skip" leaves them (quotes.py)."""
 
     def __init__(self, terms: frozenset[str] | None = None, nlp: Language | None = None,
                  batch_size: int = 256, one_per_phrase: bool = True, forms: str = REFERENCE,
-                 acceptance: str | AcceptanceModel | None = ON):
+                 acceptance: str | AcceptanceModel | None = ON, quote_lines: str = MASK_QUOTES):
         if forms not in FORMS:
             raise ValueError(f"forms must be one of {FORMS}, not {forms!r}")
+        if quote_lines not in QUOTE_LINES:
+            raise ValueError(f"quote_lines must be one of {QUOTE_LINES}, not {quote_lines!r}")
         self.forms = forms  # "reference": only the trigger forms that produced EXPRESS labels
+        self.quote_lines = quote_lines
         self.model = resolve(acceptance)
         self.terms = terms if terms is not None else maskable_terms()
         if nlp is None:
@@ -86,12 +91,12 @@ class DisclosureExtractor:
         """Like extract, plus the lexicon words a masking rule kept (rule `...:blocked_<why>`) and
         the hits the acceptance model dropped (rule `...:not_accepted`, with their probability)."""
         auditor = DisclosureExtractor(self.terms, self.nlp, self.batch_size, self.matcher.one_per_phrase,
-                                      self.forms, self.model)
+                                      self.forms, self.model, self.quote_lines)
         auditor.matcher.explain = True
         out = []
         for c in next(auditor.candidates([text])):
             d = c.disclosure
-            if not c.accepted:
+            if not c.accepted and not d.rule.endswith(f":{QUOTED}"):
                 d = Disclosure(d.start, d.end, d.surface, d.label, d.pattern, f"{d.rule}:{NOT_ACCEPTED}",
                                d.negated, d.acceptance)
             out.append(d)
@@ -138,6 +143,7 @@ class DisclosureExtractor:
         model = self.model
         want = features or model is not None
         reach: dict[int, ReferenceReach] = {}
+        quotes: dict[int, QuoteLines] = {}
         windows = (tagging_text(texts[k][w.start:w.end]) for k, w in jobs)
         batch = max(self.batch_size, len(jobs))  # one batch per chunk: no small tail batch
         for (k, w), doc in zip(jobs, self.nlp.pipe(windows, batch_size=batch)):
@@ -152,6 +158,13 @@ class DisclosureExtractor:
                     if self.forms == REFERENCE:
                         continue
                     rule += EXTENDED_TAG
+                quoted = False
+                if self.quote_lines == SKIP_QUOTES:
+                    if k not in quotes:
+                        quotes[k] = QuoteLines(texts[k])
+                    quoted = quotes[k].holds(a)
+                    if quoted and not self.matcher.explain:
+                        continue
                 surface = texts[k][a:b]
                 feats: tuple[str, ...] = ()
                 p = None
@@ -160,8 +173,10 @@ class DisclosureExtractor:
                     feats = hit_features(doc, hit, texts[k], trigger_char, b)
                     if model is not None:
                         p = model.probability(feats)
+                if quoted:  # explain only: shown, never kept
+                    rule += f":{QUOTED}"
                 d = Disclosure(a, b, surface, label_for(surface), hit.pattern, rule, hit.negated, p)
-                results[k].append(Candidate(d, feats, p is None or model.accepts(p)))
+                results[k].append(Candidate(d, feats, not quoted and (p is None or model.accepts(p))))
         for found in results:
             found.sort(key=lambda c: c.disclosure.start)
         return results

@@ -7,11 +7,15 @@ let it through and whether the disclosure is negated. Character offsets are adde
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import regex
+
+from common.word_lists import load_list
 
 if TYPE_CHECKING:  # spaCy itself is imported only where a model is loaded (extractors/nlp.py)
     from spacy.tokens import Doc, Token
@@ -37,6 +41,11 @@ BE_PHRASE = 3    # words after I'm / I am / I was / I have been / I had been (fa
 GAP = 3          # words allowed between "I" and the verb (family 1)
 NOUN_TAGS = {"NN", "NNS"}
 ADJ_TAGS = {"JJ", "JJR", "JJS"}
+# A participle read as an adjective in family 2 ("I was surprised by", "I'm overwhelmed"): EXPRESS
+# masks some, so they are hits, and the acceptance model (which sees the tag) keeps those a reviewer would.
+PARTICIPLE_TAGS = {"VBN", "VBD"}
+CLAUSE_WORDS = {"if", "because", "that", "whether"}
+INTENSIFIERS = Path(__file__).parent / "data" / "intensifiers.txt"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +109,67 @@ def _is_word(tok: Token) -> bool:
     return not (tok.is_punct or tok.is_space or tok.text in STOPS)
 
 
+def names_another_subject(tok: Token) -> bool:
+    """Could this word between "I" and feel/felt be the verb's own subject, or open a clause of
+    someone else's ("I think she felt", "I know my boyfriend felt", "I wonder if he felt")?"""
+    pos = coarse(tok)
+    if pos == "PRON" and norm(tok) not in SELF:
+        return True
+    if pos in ("NOUN", "PROPN") and not AGE_GENDER.match(tok.text):
+        return True
+    return tok.tag_ in ("WDT", "WRB") or (pos == "ADP" and norm(tok) in CLAUSE_WORDS)
+
+
+def _squeezed(word: str) -> str:
+    return regex.sub(r"(.)\1+", r"\1", word)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Are a and b one insertion, deletion or substitution apart?"""
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    return any(b[:k] + b[k + 1:] == a for k in range(len(b)))
+
+
+class Intensifiers:
+    """The listed intensifiers and their misspellings: a repeated letter ("sooo", "reallly"), or one
+    edit away for words of five letters or more ("reall", "extremly"; not "kind" for "kinda")."""
+
+    def __init__(self, words: Iterable[str], version: str = ""):
+        self.version = version
+        self.words = frozenset(w.lower() for w in words)
+        self._squeezed = frozenset(_squeezed(w) for w in self.words)
+        self._long = tuple(w for w in self.words if len(w) >= 5)
+        self._seen: dict[str, bool] = {}
+
+    def __contains__(self, word: str) -> bool:
+        w = word.lower()
+        found = self._seen.get(w)
+        if found is None:
+            found = w in self.words or _squeezed(w) in self._squeezed or (
+                len(w) >= 5 and any(_one_edit(w, x) for x in self._long))
+            if len(self._seen) < 65536:
+                self._seen[w] = found
+        return found
+
+
+@lru_cache(maxsize=1)
+def default_intensifiers() -> Intensifiers:
+    words = load_list(INTENSIFIERS)
+    return Intensifiers(words.names, words.version)
+
+
 class PatternMatcher:
     """Finds maskable lexicon words after first-person disclosure triggers in one window."""
 
-    def __init__(self, terms: frozenset[str], one_per_phrase: bool = True, explain: bool = False):
+    def __init__(self, terms: frozenset[str], one_per_phrase: bool = True, explain: bool = False,
+                 intensifiers: Intensifiers | None = None):
         self.terms = frozenset(t.lower() for t in terms)
+        self.intensifiers = intensifiers if intensifiers is not None else default_intensifiers()
         self.one_per_phrase = one_per_phrase
         self.explain = explain  # also yield the lexicon words a rule kept unmasked (for audits)
         self.multi = {tuple(t.replace("-", " - ").split()): t for t in self.terms if " " in t or "-" in t}
@@ -160,12 +225,13 @@ class PatternMatcher:
                                     trigger=f"i+{low}", trigger_start=subj)
 
     def _subject_before(self, doc: Doc, verb_i: int) -> int | None:
-        """Index of "I" at most GAP words before the verb, when "I" is the verb's subject."""
+        """Index of "I" at most GAP words before the verb, within its sentence. As in EXPRESS, any
+        words may stand between them, so someone else may be the verb's subject ("I think she
+        felt"): the acceptance model weighs that (feature `gap_subject`, names_another_subject)."""
         words = 0
         for j in range(verb_i - 1, -1, -1):
             t = doc[j]
-            low = norm(t)
-            if low == "i":
+            if norm(t) == "i":
                 return j
             if t.text in STOPS or "\n" in t.text:
                 return None
@@ -174,13 +240,6 @@ class PatternMatcher:
             if _word_start(doc, j):
                 words += 1
             if words > GAP:
-                return None
-            pos = coarse(t)
-            if pos == "PRON" and low not in SELF:
-                return None  # "I think she felt sad": someone else feels
-            if pos in ("NOUN", "PROPN") and not AGE_GENDER.match(t.text):
-                return None
-            if t.tag_ in ("WDT", "WRB") or (pos == "ADP" and low in {"if", "because", "that", "whether"}):
                 return None
         return None
 
@@ -247,7 +306,8 @@ class PatternMatcher:
                 return  # "I am feeling ..." belongs to family 1
             end = self.lexicon_span(doc, i)
             if end > 0:
-                rule = self._blocked(doc, i, end, before, masked_at, adj_only)
+                rule = self._blocked(doc, i, end, [t for t in before if not self._intensifier(t)], masked_at,
+                                     adj_only)
                 if rule is not None and self.explain:
                     yield Hit(i, end, pattern, f"{pattern}:{trigger}:blocked_{rule}",
                               negated or self._negated_in(before), trigger_start, start)
@@ -264,6 +324,11 @@ class PatternMatcher:
                 continue
             before.append(t)
             i += 1
+
+    def _intensifier(self, tok: Token) -> bool:
+        """A listed intensifier (or a misspelt one) the tagger read as a verb or a noun: the rules
+        below treat it as the modifier it is ("I'm reall nervous")."""
+        return coarse(tok) in ("VERB", "AUX", "NOUN", "PROPN") and tok.text in self.intensifiers
 
     @staticmethod
     def _negated_in(before: list[Token]) -> bool:
@@ -290,7 +355,7 @@ class PatternMatcher:
         if masked_at >= 0 and i >= 2 and masked_at == i - 2 and coarse(doc[i - 1]) == "ADP":
             return "after_masked_preposition"
         if adj_only:
-            if tok.tag_ not in ADJ_TAGS:
+            if tok.tag_ not in ADJ_TAGS and tok.tag_ not in PARTICIPLE_TAGS:
                 return "not_adjective"
             # The paper: "a noun comes before it and the word is a complement whose head is not
             # feel/felt/feeling". A family 2 complement's head is be, so "I'm a bit nervous" stays

@@ -1,4 +1,5 @@
-"""The Reddit filters: deleted/removed, NSFW, bots, crossposts, length and exact duplicates.
+"""The Reddit filters: deleted/removed, NSFW, bots, distinguished and stickied posts, crossposts,
+length and exact duplicates.
 
 Each filter is a small step returning a reason code (or None to keep); `filters_from_config`
 builds the chain a recipe asks for, cheapest first.
@@ -52,22 +53,32 @@ class NsfwFilter:
 
 @dataclass
 class BotFilter:
-    """Bot boilerplate: listed accounts (case-insensitive), stickied or mod/admin-distinguished posts."""
+    """Bot boilerplate: posts of listed accounts (case-insensitive)."""
 
     authors: frozenset[str]
     name: str = "bot"
-    drop_stickied: bool = True
 
     def __post_init__(self) -> None:
         self.authors = frozenset(a.lower() for a in self.authors)
 
     def check(self, post: RawPost) -> str | None:
-        if post.author.lower() in self.authors:
-            return "bot"
-        if post.distinguished == "moderator" and post.stickied:
-            return "bot"
-        if self.drop_stickied and (post.stickied or post.distinguished in ("moderator", "admin")):
-            return "bot"
+        return "bot" if post.author.lower() in self.authors else None
+
+
+@dataclass
+class DistinguishedFilter:
+    """Posts a moderator or admin wrote in that role (`distinguished`), and pinned posts (`stickied`):
+    announcements and rules, written by people, so counted apart from bots."""
+
+    drop_distinguished: bool = True
+    drop_stickied: bool = True
+    name: str = "distinguished"
+
+    def check(self, post: RawPost) -> str | None:
+        if self.drop_distinguished and post.distinguished in ("moderator", "admin"):
+            return "distinguished"
+        if self.drop_stickied and post.stickied:
+            return "stickied"
         return None
 
 
@@ -151,7 +162,9 @@ def filters_from_config(cfg: FilterConfig, selective: Sequence[Filter] = ()) -> 
         chain.append(NsfwFilter(load_list(nsfw_file).names if nsfw_file else frozenset()))
     bot_file = resolve_list(cfg.bot_authors_file, "bot_authors")
     bots = frozenset(cfg.bot_authors) | (load_list(bot_file).names if bot_file else frozenset())
-    chain.append(BotFilter(bots, drop_stickied=cfg.drop_stickied))
+    chain.append(BotFilter(bots))
+    if cfg.drop_distinguished or cfg.drop_stickied:
+        chain.append(DistinguishedFilter(cfg.drop_distinguished, cfg.drop_stickied))
     if cfg.drop_crossposts:
         chain.append(CrosspostFilter())
     if cfg.min_words or cfg.max_words:

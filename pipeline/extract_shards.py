@@ -62,7 +62,8 @@ class ExtractStep(Step[Shard, ExtractResult]):
     def setup(self, recipe: Recipe) -> None:
         super().setup(recipe)
         cfg = recipe.extract
-        self.extractor = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance)
+        self.extractor = DisclosureExtractor(batch_size=cfg.batch_size, forms=cfg.forms, acceptance=cfg.acceptance,
+                                             quote_lines=cfg.quote_lines)
 
     @classmethod
     def folder(cls, unit: Shard) -> Path:

@@ -33,10 +33,14 @@ def stage_fields(recipe: Recipe) -> dict[str, Any]:
     """What the manifest records of the stages' own data and models under this recipe (imported
     here: the process that wires a build does not load them)."""
     from extractors.acceptance import describe as acceptance_model
+    from extractors.patterns import default_intensifiers
     from extractors.segmentation import Segmenter
     from filters.reddit import filter_data_versions
+    from sources.reddit_text import default_table
 
     return {"filter_data_versions": filter_data_versions(recipe.filters),
+            "reddit_text_version": default_table().version,
+            "intensifiers_version": default_intensifiers().version,
             "acceptance": acceptance_model(recipe.extract),
             "segmentation": Segmenter(recipe.segment).describe()}
 

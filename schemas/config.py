@@ -34,7 +34,8 @@ class FilterConfig:
     # Added for issue #5 (all optional; the defaults keep the skeleton's behaviour):
     bot_authors_file: str = "default"  # "default" = filters/data/bot_authors.txt, "" = none, else a path
     nsfw_subreddits_file: str = "default"  # "default" = filters/data/nsfw_subreddits.txt, "" = none
-    drop_stickied: bool = True  # stickied or moderator/admin-distinguished posts count as bot boilerplate
+    drop_distinguished: bool = True  # posts a moderator or admin wrote in that role (reason `distinguished`)
+    drop_stickied: bool = True  # pinned posts (reason `stickied`)
     drop_crossposts: bool = True
     languages: tuple[str, ...] = ()  # e.g. ["en"]; empty = no language filter
     min_language_confidence: float = 0.5
@@ -84,6 +85,7 @@ class ExtractConfig:
     max_masks: int = 5
     forms: str = "reference"  # trigger forms: "reference" (EXPRESS's only) or "extended"
     acceptance: str = "on"  # "on": the acceptance model drops hits a reviewer would not keep; "off": rules alone
+    quote_lines: str = "mask"  # finds in `>` quote lines: "mask" them like any other, or "skip" them
 
 
 @dataclass(frozen=True)
@@ -302,6 +304,8 @@ def validate(recipe: Recipe, where: str) -> None:
         raise ConfigError(f"{where} [extract]: forms must be 'reference' or 'extended', got {e.forms!r}")
     if e.acceptance not in ("on", "off"):
         raise ConfigError(f"{where} [extract]: acceptance must be 'on' or 'off', got {e.acceptance!r}")
+    if e.quote_lines not in ("mask", "skip"):
+        raise ConfigError(f"{where} [extract]: quote_lines must be 'mask' or 'skip', got {e.quote_lines!r}")
     g = recipe.gate
     if not (0 <= g.min_text_chars <= g.max_text_chars and 0 < g.max_label_share <= 1 and g.max_js_divergence >= 0):
         raise ConfigError(f"{where} [gate]: need 0 <= min_text_chars <= max_text_chars, 0 < max_label_share <= 1")

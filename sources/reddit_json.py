@@ -1,13 +1,15 @@
 """Turn one Reddit JSON object (dump line or API payload) into a RawPost.
 
 Dump fields drift by month (strings vs ints, missing keys), so every field is read leniently;
-only a missing id or an object with no text at all makes a record malformed.
+only a missing id or an object with no text at all makes a record malformed. Title and body are
+decoded here, once, to what the author typed (sources/reddit_text.py): every later step sees that.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from schemas.records import RawPost
+from sources.reddit_text import author_text
 
 
 class NotAPost(ValueError):
@@ -38,6 +40,10 @@ def _str(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+# Sources whose text Reddit sent unescaped: praw asks for raw_json=1 (sources/reddit_text.py).
+RAW_JSON_SOURCES = frozenset({"praw"})
+
+
 def _bool(value: Any) -> bool:
     if type(value) is bool:
         return value
@@ -55,8 +61,10 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
     if not post_id:
         raise NotAPost("missing_id")
     is_comment = "body" in obj and "title" not in obj
-    title = _str(get("title"))
-    selftext = _str(get("body") if is_comment else get("selftext"))
+    source = _str(get("_express_source")) or source
+    escaped = source not in RAW_JSON_SOURCES
+    title = author_text(_str(get("title")), escaped)
+    selftext = author_text(_str(get("body") if is_comment else get("selftext")), escaped)
     if is_comment:
         text = selftext
     else:  # isspace(), unlike strip(), copies nothing: "" and all-space bodies alike leave the title alone
@@ -80,7 +88,7 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
         _str(get("removed_by_category")),
         "comment" if is_comment else "submission",  # kind
         _str(get("link_id")),
-        _str(get("_express_source")) or source,
+        source,
         source_file,
         source_line,
         _int(get("retrieved_on") or get("retrieved_utc")),

@@ -85,6 +85,15 @@ def test_hit_features_name_family_trigger_word_modifiers_follower_and_nrc_dims(r
             "prev=then", "later_sentence"} <= set(n.features)
 
 
+def test_someone_else_between_i_and_felt_is_a_feature_the_model_weighs(rules_extractor):
+    """EXPRESS's family 1 takes any three words between "I" and felt ("I think she felt sad"); the
+    rules find those, and `gap_subject` tells the model that the feeling may be someone else's."""
+    (other,) = next(rules_extractor.candidates([FILLER + "I think she felt sad about it."]))
+    (own,) = next(rules_extractor.candidates([FILLER + "I really felt sad about it."]))
+    assert "gap_subject" in other.features and "gap_subject" not in own.features
+    assert "gap_subject" in load_model().weights
+
+
 def test_acceptance_off_keeps_every_rule_hit_and_on_keeps_those_above_the_threshold(rules_extractor, extractor):
     texts = [FILLER + s for s in ("I feel so guilty about it.", "I am alone at home tonight.",
                                   "I was careful with the money.", "Feeling pretty hopeless today.")]

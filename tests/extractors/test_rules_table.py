@@ -47,7 +47,10 @@ TABLE = [
     ("I feel the need to be happy.", [], "f1 verb before the word"),
     ("I felt John was angry.", [], "f1 proper noun before the word"),
     ("I feel how happy he is.", [], "f1 question word before the word"),
-    ("I think she felt sad.", [], "f1 someone else is the subject"),
+    ("I think she felt sad.", [("sad", "family1", False)],
+     "f1 any three words between I and felt, as EXPRESS: someone else's feeling is the model's to weigh"),
+    ("I remember one night feeling really overwhelmed.", [("overwhelmed", "family1", False)],
+     "f1 a noun between I and feeling"),
     ("My sister is happy about her new job.", [], "no trigger at all"),
     ("I went to the store and felt nothing.", [], "f1 more than 3 words between I and felt"),
     ("I feel it would be very nice to be happy.", [], "f1 word beyond the 4-word phrase"),
@@ -80,11 +83,16 @@ TABLE = [
     ("I'm what you would call happy.", [], "f2 question word before the word"),
     ("I was his comfort.", [], "f2 pronoun before the word"),
     ("I'm in love with her.", [], "f2 noun is not an adjective"),
+    ("I was surprised by his answer.", [("surprised", "family2", False)], "f2 a participle read as an adjective"),
+    ("I am overwhelmed by all your kind words.", [("overwhelmed", "family2", False)], "f2 passive frame"),
+    ("I'm reall nervous about it.", [("nervous", "family2", False)], "f2 a misspelt intensifier is no verb"),
+    ("Im sooo tired of it.", [("tired", "family2", False)], "f2 a stretched intensifier"),
+    ("I am fucking angry.", [("angry", "family2", False)], "f2 a swear word as intensifier is no verb"),
+    ("I was told she is happy.", [], "f2 a verb that is no intensifier still blocks"),
     # family 3: "feeling" with no noun, proper noun or pronoun before it in the sentence
     ("Feeling pretty hopeless today.", [("hopeless", "family3", False)], "f3 basic"),
     ("Just feeling sad.", [("sad", "family3", False)], "f3 adverb before feeling"),
-    ("Ok. Still feeling anxious.", [("anxious", "family3", False)], "f3 second sentence: offset added once"),
-    ("Long day at work. Feeling so tired!", [("tired", "family3", False)], "f3 offset in later sentence"),
+    ("Feeling sad was a trigger for me.", [("sad", "family3", False)], "f3 nominal use of the phrase"),
     ("The feeling of sadness is strong.", [], "f3 noun before feeling"),
     ("My dog keeps feeling sad.", [], "f3 pronoun/noun before feeling"),
     ("Not feeling happy today.", [("happy", "family3", True)], "f3 negated"),
@@ -102,9 +110,13 @@ TABLE = [
 
 
 # Forms the reference patterns never label (I'm feeling, I've been, don't feel, markdown inside
-# the trigger): with forms="reference" (the default) they give nothing; with "extended" they are
-# found and their rule says so.
+# the trigger), and finds the authors' script lost to its offset faults (a comma before the word
+# in its phrase, family 3 after the first sentence): with forms="reference" (the default) they give
+# nothing; with "extended" they are found, at exact offsets, and their rule says so.
 EXTENDED_TABLE = [
+    ("Ok. Still feeling anxious.", [("anxious", "family3", False)], "f3 second sentence: offset added once"),
+    ("Long day at work. Feeling so tired!", [("tired", "family3", False)], "f3 offset in later sentence"),
+    ("I feel so, so lonely.", [("lonely", "family1", False)], "f1 a comma before the word"),
     ("I’m feeling overwhelmed.", [("overwhelmed", "family1", False)], "f1 curly apostrophe"),
     ("Im feeling lonely tonight.", [("lonely", "family1", False)], "f1 Im without apostrophe"),
     ("I can't help but feel overwhelmed.", [("overwhelmed", "family1", False)], "f1 three words between"),
@@ -139,21 +151,24 @@ def test_table_is_large_enough():
     assert sum(1 for _, exp, _ in TABLE if not exp) >= 20
 
 
-def test_offsets_survive_rejoined_phrases_and_odd_spacing(extractor):
+def test_offsets_survive_rejoined_phrases_and_odd_spacing(extended_extractor):
     """The authors re-joined phrase tokens with single spaces, so offsets drifted after
-    double spaces, tabs or punctuation; ours are token offsets in the original text."""
+    double spaces, tabs or punctuation (and such finds carry no EXPRESS label: extended forms);
+    ours are token offsets in the original text."""
     text = "Well...  I   feel\tso ,  very   guilty !!  And   I'm    sad."
-    found = extractor.extract(text)
+    found = extended_extractor.extract(text)
     assert [text[d.start:d.end] for d in found] == ["guilty", "sad"]
     assert mask_text(text, found) == "Well...  I   feel\tso ,  very   <mask> !!  And   I'm    <mask>."
 
 
-def test_family3_offset_is_not_added_twice(extractor):
+def test_family3_offset_is_not_added_twice(extractor, extended_extractor):
     """The authors added the sentence offset twice for family 3; a long prefix would push
-    the span far off. Here the disclosure sits behind 2,000 characters of other sentences."""
+    the span far off (so EXPRESS labels none there: an extended form). Here the disclosure sits
+    behind 2,000 characters of other sentences."""
     prefix = "We walked the dog in the park. " * 65
     text = prefix + "Feeling really lonely tonight."
-    (d,) = extractor.extract(text)
+    assert extractor.extract(text) == []
+    (d,) = extended_extractor.extract(text)
     assert (d.pattern, text[d.start:d.end]) == ("family3", "lonely")
     assert d.start == len(prefix) + len("Feeling really ")
 
@@ -196,3 +211,11 @@ def test_markdown_inside_a_trigger_is_an_extended_form(extractor, extended_extra
     text = "I *still* feel afraid, but I am **so** happy."
     assert extractor.extract(text) == []
     assert [d.surface for d in extended_extractor.extract(text)] == ["afraid", "happy"]
+
+
+def test_intensifiers_match_their_misspellings_but_not_other_short_words():
+    from extractors.patterns import default_intensifiers
+
+    words = default_intensifiers()
+    assert all(w in words for w in ("really", "Reall", "realy", "sooo", "extremly", "rlly", "verry", "fuckin"))
+    assert not any(w in words for w in ("kind", "sort", "real", "ready", "sure", "told", "seems"))

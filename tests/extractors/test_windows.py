@@ -115,15 +115,16 @@ def test_shortened_windows_tag_fewer_words_than_before(extractors):
 
 
 def test_shortened_windows_keep_every_disclosure_on_our_sentences(extractors):
-    """Every hit of before, with the same probability; the shorter right context may turn a
-    participle into an adjective for family 2 (here "I had been depressed for a long time")."""
+    """Every hit of before (span, label, rule, negation), with the same probability but where the
+    shorter right context tags a family 2 word otherwise (here "I had been depressed for a long
+    time": a participle before, an adjective now, which the acceptance model weighs differently)."""
     today, before = extractors
     posts = _posts() + synthetic_posts(150, disclosing=0.5)
     now, then = _found(today, posts), _found(before, posts)
     assert sum(map(len, then)) > 150  # the table really produces hits
-    assert all(set(b) <= set(a) for a, b in zip(now, then, strict=True))
-    new = [h for a, b in zip(now, then, strict=True) for h in set(a) - set(b)]
-    assert len(new) <= 0.01 * sum(map(len, then)) and all(h[3].startswith("family2:") for h in new)
+    assert all({h[:5] for h in b} <= {h[:5] for h in a} for a, b in zip(now, then, strict=True))
+    changed = [h for a, b in zip(now, then, strict=True) for h in set(a) - set(b)]
+    assert len(changed) <= 0.01 * sum(map(len, then)) and all(h[3].startswith("family2:") for h in changed)
 
 
 def test_the_start_side_alone_changes_no_disclosure_on_our_sentences(extractors, full_phrase_end):

@@ -7,9 +7,13 @@ answers a wrong client id or secret), to answer the next listing requests with g
 `Retry-After: <retry_after>` unless that is None), to answer each API request only after
 `delay` seconds, or to hold API request number `stall_at` until `release` is set (so a test can kill
 a client at a known point).
+
+Texts are served as Reddit serves them: `title`, `selftext` and `body` hold what the author typed
+(Markdown) and are HTML-escaped (`&`, `<`, `>`) unless the request asks for `raw_json=1`, as praw does.
 """
 from __future__ import annotations
 
+import html
 import json
 import socket
 import threading
@@ -20,6 +24,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 TOKEN = "fake-access-token"
+
+
+TEXT_FIELDS = ("title", "selftext", "body")
+
+
+def escaped(item: dict[str, Any]) -> dict[str, Any]:
+    """An item as Reddit's JSON carries it without raw_json=1: `&`, `<` and `>` of its texts escaped."""
+    return {k: html.escape(v, quote=False) if k in TEXT_FIELDS and isinstance(v, str) else v for k, v in item.items()}
 
 
 def listing(children: list[dict[str, Any]], kind: str, after: str | None) -> dict[str, Any]:
@@ -101,14 +113,17 @@ class FakeReddit:
             self.release.wait()
         if self.delay:
             time.sleep(self.delay)
+        shape = (lambda item: item) if params.get("raw_json") == "1" else escaped
         if len(parts) == 3 and parts[0] == "r" and parts[2] in ("search", "new", "hot", "top"):
-            return 200, self._page(self._select(parts[1], params, parts[2] == "search"), params)
+            page = self._page(self._select(parts[1], params, parts[2] == "search"), params)
+            page["data"]["children"] = [{**c, "data": shape(c["data"])} for c in page["data"]["children"]]
+            return 200, page
         if len(parts) >= 2 and parts[0] == "comments":
             sub = next((s for s in self.submissions if s["id"] == parts[1]), None)
             if sub is None:
                 return 404, {"message": "Not Found", "error": 404}
-            comments = [{**c, "replies": ""} for c in self.comments.get(parts[1], [])]
-            return 200, [listing([sub], "t3", None), listing(comments, "t1", None)]
+            comments = [shape({**c, "replies": ""}) for c in self.comments.get(parts[1], [])]
+            return 200, [listing([shape(sub)], "t3", None), listing(comments, "t1", None)]
         return 404, {"message": "Not Found", "error": 404}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

@@ -5,8 +5,8 @@ from filters.base import run_filters
 from filters.language import LanguageFilter
 from filters.lists import ListError, load_list
 from filters.near_duplicates import NearDuplicateFilter
-from filters.reddit import (BotFilter, CrosspostFilter, DeletedFilter, ExactDuplicateFilter, NsfwFilter,
-                            filter_data_versions, filters_from_config)
+from filters.reddit import (BotFilter, CrosspostFilter, DeletedFilter, DistinguishedFilter, ExactDuplicateFilter,
+                            NsfwFilter, filter_data_versions, filters_from_config)
 from schemas.config import FilterConfig, load_recipe
 from schemas.funnel import Funnel
 from schemas.records import RawPost
@@ -57,12 +57,16 @@ def test_nsfw_from_flag_or_blocklisted_subreddit():
     assert f.check(post()) is None
 
 
-def test_bots_by_name_case_insensitive_and_stickied_or_distinguished_posts():
+def test_bots_by_name_case_insensitive_and_distinguished_or_stickied_posts_apart_from_them():
     f = BotFilter(frozenset({"AutoModerator"}))
     assert f.check(post(author="automoderator")) == "bot"
-    assert f.check(post(stickied=True)) == "bot"
-    assert f.check(post(distinguished="admin")) == "bot"
-    assert BotFilter(frozenset(), drop_stickied=False).check(post(stickied=True)) is None
+    assert f.check(post(stickied=True, distinguished="moderator")) is None  # a person, in a moderator's role
+    d = DistinguishedFilter()
+    assert [d.check(post(distinguished=k)) for k in ("moderator", "admin", "special", "")] == \
+        ["distinguished", "distinguished", None, None]
+    assert d.check(post(stickied=True)) == "stickied" and d.check(post(stickied=True, distinguished="admin")) == "distinguished"
+    assert DistinguishedFilter(drop_stickied=False).check(post(stickied=True)) is None
+    assert DistinguishedFilter(drop_distinguished=False).check(post(distinguished="moderator")) is None
 
 
 def test_crossposts_are_dropped():
@@ -97,12 +101,13 @@ def test_duplicate_filters_are_marked_stateful_and_the_rest_are_not():
 def test_recipe_chain_funnel_adds_up_exactly_with_every_reason():
     chain = filters_from_config(load_recipe("configs/dumps.toml").filters)
     recs = [post(id="ok"), post(id="del", selftext="[deleted]"), post(id="nsfw", over_18=True),
-            post(id="bot", author="AutoModerator"), post(id="x", crosspost_parent="t3_q"),
+            post(id="bot", author="AutoModerator"), post(id="mod", distinguished="moderator", text=STORY + " Mod here."),
+            post(id="pin", stickied=True, text=STORY + " Pinned."), post(id="x", crosspost_parent="t3_q"),
             post(id="short", text="I feel sad"), post(id="fr", text="Je me sens " * 30),
             post(id="dup", text=STORY.upper()), post(id="near", text=STORY + " Thanks for reading.")]
     funnel = Funnel()
     kept = list(run_filters(recs, chain, funnel))
     assert [p.id for p in kept] == ["ok"]
-    assert funnel.to_dict() == {"read": 9, "kept": 1, "malformed": 0, "dropped": {
-        "bot": 1, "crosspost": 1, "deleted": 1, "duplicate": 1, "language": 1, "near_duplicate": 1,
-        "nsfw": 1, "too_short": 1}}
+    assert funnel.to_dict() == {"read": 11, "kept": 1, "malformed": 0, "dropped": {
+        "bot": 1, "crosspost": 1, "deleted": 1, "distinguished": 1, "duplicate": 1, "language": 1,
+        "near_duplicate": 1, "nsfw": 1, "stickied": 1, "too_short": 1}}

@@ -23,7 +23,7 @@ def test_nsfw_bot_and_length_filters():
     assert NsfwFilter().check(post(over_18=True)) == "nsfw"
     bots = BotFilter(frozenset({"AutoModerator"}))
     assert bots.check(post(author="AutoModerator")) == "bot"
-    assert bots.check(post(distinguished="moderator", stickied=True)) == "bot"
+    assert bots.check(post(author="AutoModerator", distinguished="moderator", stickied=True)) == "bot"
     assert bots.check(post()) is None
     assert LengthFilter(min_words=10).check(post()) == "too_short"
     assert LengthFilter(max_words=3).check(post()) == "too_long"

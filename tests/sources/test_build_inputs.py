@@ -76,7 +76,7 @@ def corpus() -> tuple[list[bytes], list[bytes], dict]:
                                                   "created_utc": 1700000500}).encode()
     rc = [comment("c1", "t3_s024", story(40, rng)), comment("c2", "t3_s005", story(41, rng)), b"not json"]
     expected = {"read": len(rs) + 2 + len(rc), "kept": 10 + 1, "malformed": 3, "dropped": {
-        "deleted": 1, "removed": 2, "deleted_author": 1, "nsfw": 2, "nsfw_subreddit": 1, "bot": 2,
+        "deleted": 1, "removed": 2, "deleted_author": 1, "nsfw": 2, "nsfw_subreddit": 1, "bot": 1, "distinguished": 1,
         "crosspost": 1, "too_short": 1, "language": 1, "duplicate": 1, "near_duplicate": 1}}
     return lines, rc, expected
 

@@ -131,3 +131,44 @@ def test_every_field_of_a_dump_line_lands_in_its_own_attribute():
     comment = post_from_json({"id": "c1", "body": "a reply", "link_id": "t3_abc"}, source="dump")
     assert (comment.kind, comment.text, comment.selftext, comment.title, comment.source) == \
         ("comment", "a reply", "a reply", "", "dump")
+
+
+def test_reddit_escaped_titles_and_bodies_are_read_as_their_authors_typed_them(tmp_path):
+    """One decoding pass at read (an author's own `&lt;` stays), the editor's `&#x200B;` paragraphs
+    gone and its `&nbsp;` a space, quote lines starting with `>`, Markdown as written."""
+    from tests.sources.reddit_shapes import ENTITIES, dump_lines, expected_texts
+
+    path = tmp_path / "RS_2024-04.ndjson"
+    path.write_bytes(b"\n".join(dump_lines()) + b"\n")
+    posts = {p.id: p for p in read_dump(path)}
+    assert {k: p.text for k, p in posts.items()} == expected_texts()
+    assert posts["rt1"].title == "Opinions & Advice: I'm so scared of the dark <3"
+    assert posts["rc1"].selftext.startswith(">I feel") and "**Edit:**" in posts["rt1"].text
+    typed_entity = {"rt3"}  # the author wrote `&lt;` in Markdown: decoding twice would change it
+    assert not [(k, e) for k, p in posts.items() if k not in typed_entity for e in ENTITIES if e in p.text]
+    assert not any(c in p.text for p in posts.values() for c in "\u200b\u00a0")
+
+
+def test_a_praw_pull_of_the_same_posts_reads_the_same_text(tmp_path, monkeypatch):
+    """praw asks Reddit for raw_json=1, so its rows hold the typed Markdown: read, they give what the
+    dump lines give (the fake server escapes texts for any other request, as Reddit does)."""
+    from schemas.config import SourcesConfig
+    from sources.praw_pulls import pull
+    from sources.praw_source import make_reddit
+    from tests.fakes.reddit_server import FakeReddit
+    from tests.sources.reddit_shapes import dump_lines, expected_texts, served_comments, served_submissions
+
+    for key, value in (("praw_client_id", "cid"), ("praw_client_secret", "secret"), ("praw_user_agent", "express-tests")):
+        monkeypatch.setenv(key, value)
+    with FakeReddit(served_submissions(), served_comments()) as fake:
+        cfg = SourcesConfig(kind="praw", oauth_url=fake.url, reddit_url=fake.url, listing="new",
+                            subreddits=("offmychest",), include_comments=True)
+        result = pull(cfg, [], tmp_path / "praw", reddit=make_reddit(cfg), log=lambda _line: None)
+    listings = [r for r in fake.requests if r["method"] == "GET"]
+    assert listings and all(r["params"].get("raw_json") == "1" for r in listings)
+    pulled = {p.id: p for p in read_dump(result.path)}
+    dump = tmp_path / "RS_2024-04.ndjson"
+    dump.write_bytes(b"\n".join(dump_lines()) + b"\n")
+    dumped = {p.id: p for p in read_dump(dump)}
+    assert {k: p.text for k, p in pulled.items()} == {k: p.text for k, p in dumped.items()} == expected_texts()
+    assert {k: (p.title, p.selftext) for k, p in pulled.items()} == {k: (p.title, p.selftext) for k, p in dumped.items()}

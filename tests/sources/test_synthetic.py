@@ -31,7 +31,9 @@ def test_the_extractor_finds_exactly_the_inserted_disclosures_at_the_configured_
     posts = list(synthetic_posts(SyntheticSpec(posts=300, seed=11, disclosure_share=0.2)))
     from extractors.disclosures import DisclosureExtractor
 
-    rules = DisclosureExtractor(nlp=extractor.nlp, acceptance="off")  # what the rules find (the model then judges)
+    # what the rules find (the model then judges), in every form the corpus writes: the reference
+    # forms leave out family 3 after a post's first sentence, which EXPRESS never labelled
+    rules = DisclosureExtractor(nlp=extractor.nlp, forms="extended", acceptance="off")
     found = list(rules.extract_many(p.text for p in posts))
     disclosing = sum(bool(f) for f in found)
     assert 0.14 <= disclosing / len(posts) <= 0.26
