@@ -1,8 +1,9 @@
 """Prefect flows that score a predictor on one split of a published release (then write its report),
 and run a grid of such runs (`express sweep`).
 
-Only plain values cross the flow boundary: paths, ids and the predictor options (never the API
-key, which the predictor reads from the environment inside the task)."""
+Only plain values cross the flow boundary: paths, ids, the predictor options and the run's window
+and cutoff fields (never the API key, which the predictor reads from the environment inside the
+task)."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,17 +14,18 @@ from prefect.cache_policies import NO_CACHE
 from evaluation.predictors import PredictorOptions
 from evaluation.report import write_report
 from evaluation.run import evaluate_release
+from schemas.config import LiveFields
 from warehouse.layout import Warehouse
 
 
 @task(name="evaluate", cache_policy=NO_CACHE)
 def evaluate_task(warehouse: str, release: str, split: str, predictor: str, setting: str,
                   limit: int | None, model: str = "", options: dict[str, Any] | None = None,
-                  bootstrap: int = 1000) -> dict[str, Any]:
+                  bootstrap: int = 1000, live: dict[str, Any] | None = None) -> dict[str, Any]:
     opts = PredictorOptions(**{k: v for k, v in (options or {}).items() if k != "api_key"})
     run = evaluate_release(Warehouse.at(warehouse), release, split, predictor, setting, limit,
-                           model=model, options=opts, bootstrap=bootstrap)
-    return {"run_id": run.run_id, "path": str(run.path), "metrics": run.metrics}
+                           model=model, options=opts, bootstrap=bootstrap, live=LiveFields(**(live or {})))
+    return {"run_id": run.run_id, "path": str(run.path), "metrics": run.metrics, "window": run.window}
 
 
 @task(name="evaluation-report", cache_policy=NO_CACHE)
@@ -34,8 +36,9 @@ def report_task(run_path: str) -> str:
 @flow(name="express-evaluate")
 def evaluate_flow(warehouse: str, release: str, split: str = "test", predictor: str = "most-frequent",
                   setting: str = "zero-shot", limit: int | None = None, model: str = "",
-                  options: dict[str, Any] | None = None, bootstrap: int = 1000, report: bool = True) -> dict[str, Any]:
-    out = evaluate_task(warehouse, release, split, predictor, setting, limit, model, options, bootstrap)
+                  options: dict[str, Any] | None = None, bootstrap: int = 1000, report: bool = True,
+                  live: dict[str, Any] | None = None) -> dict[str, Any]:
+    out = evaluate_task(warehouse, release, split, predictor, setting, limit, model, options, bootstrap, live)
     if report:
         out["report"] = report_task(out["path"])
     return out
@@ -44,12 +47,13 @@ def evaluate_flow(warehouse: str, release: str, split: str = "test", predictor: 
 @flow(name="express-sweep")
 def sweep_flow(warehouse: str, release: str, split: str, predictor: str, cells: list[dict[str, Any]],
                limit: int | None = None, model: str = "", options: dict[str, Any] | None = None,
-               bootstrap: int = 1000) -> list[dict[str, Any]]:
+               bootstrap: int = 1000, live: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One evaluate task per cell ({setting, variant, temperature}), one after another: each run
     already keeps the server busy with its own concurrency, and shares the response cache."""
     out = []
     for cell in cells:
         cell_options = {**(options or {}), "temperature": cell["temperature"], "prompt_variant": cell["variant"]}
-        run = evaluate_task(warehouse, release, split, predictor, cell["setting"], limit, model, cell_options, bootstrap)
+        run = evaluate_task(warehouse, release, split, predictor, cell["setting"], limit, model, cell_options,
+                            bootstrap, live)
         out.append({"cell": cell, **run})
     return out

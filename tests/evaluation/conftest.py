@@ -48,23 +48,27 @@ def tiny_examples(posts: int = 48) -> list[dict]:
     return rows
 
 
-@pytest.fixture(scope="session")
-def tiny_release(tmp_path_factory) -> dict:
+def publish_examples(root: Path, rows: list[dict], recipe: dict) -> dict:
+    """Rows published as a release by our own publisher into the warehouse `root`: a release in a second."""
     from common.parquet import ParquetSink
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
     from warehouse.publish import publish_release
 
-    root = tmp_path_factory.mktemp("tiny-warehouse")
-    examples = root / "examples.parquet"
+    examples = root / f"examples-{len(list(root.glob('examples-*')))}.parquet"
     with ParquetSink(examples, EXAMPLES) as sink:
-        for row in tiny_examples():
+        for row in rows:
             sink.write(row)
-    recipe = recipe_from_dict({"dataset": {"name": "tiny"},
-                               "splits": {"train": 0.6, "validation": 0.1, "test": 0.3, "seed": "tiny"}})
-    release = publish_release(examples, Warehouse(Path(root)), recipe, {})
+    release = publish_release(examples, Warehouse(Path(root)), recipe_from_dict(recipe), {})
     return {"warehouse": str(root), "release": f"{release.dataset}/{release.version}", "path": str(release.path)}
+
+
+@pytest.fixture(scope="session")
+def tiny_release(tmp_path_factory) -> dict:
+    return publish_examples(tmp_path_factory.mktemp("tiny-warehouse"), tiny_examples(),
+                            {"dataset": {"name": "tiny"},
+                             "splits": {"train": 0.6, "validation": 0.1, "test": 0.3, "seed": "tiny"}})
 
 
 def smollm2_gguf() -> Path:
