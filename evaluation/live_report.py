@@ -1,5 +1,5 @@
-"""The run report's live-benchmark sections: the window scored, and every metric before and after
-the model's knowledge cutoff."""
+"""The run report's live-benchmark sections: the window scored, every metric before and after the
+model's knowledge cutoff, and the memorization probe (docs/live.md says how to read them)."""
 from __future__ import annotations
 
 from typing import Any
@@ -46,3 +46,31 @@ def cutoff_lines(config: dict[str, Any], analysis: dict[str, Any]) -> list[str]:
         lines += ["", f"No difference is given: {split['note']}."]
     return lines
 
+
+def probe_lines(analysis: dict[str, Any]) -> list[str]:
+    probe = analysis.get("probe")
+    if not probe:
+        return []
+    s = probe["settings"]
+    overlap = f"overlap_{s['overlap_words']}"
+    lines = ["", "## Memorization probe", "",
+             f"Min-K% Prob (k = {s['min_k_percent']:g} %) of each row's unmasked text, and a continuation probe "
+             f"(the first half shown, the answer compared with the true second half: the longest common run of words, "
+             f"the share of the answer's {s['overlap_words']}-word runs found in it). Probe settings {s['version']}; "
+             "a low score proves nothing (docs/live.md)."]
+    if probe.get("min_k_unavailable"):
+        lines += ["", f"Min-K% Prob not computed: {probe['min_k_unavailable']}."]
+    groups = [("all rows", probe["all"])]
+    groups += [(f"before {probe['cutoff']}", probe["before"]), (f"after {probe['cutoff']}", probe["after"])] \
+        if probe.get("cutoff") else []
+    groups += [(f"posted {m}", g) for m, g in probe["months"].items()]
+    lines += ["", f"| rows | count | Min-K% Prob | longest common run | {s['overlap_words']}-word overlap |",
+              "|---|---|---|---|---|"]
+    lines += [f"| {name} | {g['rows']} | {_num(g['min_k_prob'])} | {_num(g['longest_common_run'], '{:.1f}')} | "
+              f"{_num(g[overlap], '{:.3f}')} |" for name, g in groups]
+    auc = probe.get("min_k_auc")
+    if auc:
+        lines += ["", f"AUC of Min-K% Prob for telling rows posted before the cutoff from rows after it: "
+                      f"{_num(auc['auc'], '{:.3f}')}" + (f" ({auc['note']})" if auc.get("note") else
+                                                          f" ({auc['before']} before, {auc['after']} after)")]
+    return lines

@@ -8,7 +8,7 @@ from typing import Any
 
 from schemas.lexicon import DIMS, Decomposition, default_decomposition
 
-from evaluation.live_report import cutoff_lines, window_line
+from evaluation.live_report import cutoff_lines, probe_lines, window_line
 from evaluation.run import analyse_run
 
 def _bar_labels(analysis: dict[str, Any], path: Path) -> None:
@@ -93,7 +93,7 @@ def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
     lines.append(f"| canonical accuracy ({analysis['canonical_mapping']}) | {analysis['canonical_accuracy']:.4f} | - |")
     for k, v in (analysis.get("top_k") or {}).items():
         lines.append(f"| top-{k} accuracy | {v:.4f} | - |")
-    lines += cutoff_lines(config, analysis)
+    lines += cutoff_lines(config, analysis) + probe_lines(analysis)
     shapes = analysis.get("invalid_shapes") or []
     if shapes:
         lines += ["", "## Invalid answers", "",

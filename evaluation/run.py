@@ -155,6 +155,7 @@ def evaluate_release(
         "status": "running", "options": opts.public(), "code_version": code_version(),
         "decomposition_version": data_versions()["decomposition"]["version"],
         "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
+        "probe": live.probe or None,
     }
     _write_json(out / "config.json", config)
     usage: Counter[str] = Counter()

@@ -162,9 +162,12 @@ class PredictorFields:
                                       "(default: TF-IDF)")
 
 
+PROBES = ("", "memorization")
+
+
 @dataclass(frozen=True)
 class LiveFields:
-    """When the scored posts were written and what the model may have read: run
+    """When the scored posts were written and what the model may have read (docs/live.md): run
     fields, never shown to a predictor."""
 
     posted_after: str = option("", "score only rows posted at or after DATE (UTC: YYYY-MM-DD or an ISO time)")
@@ -174,6 +177,8 @@ class LiveFields:
     cutoffs_file: str = option("", "a cutoffs TOML whose entries come before the shipped "
                                    "evaluation/data/cutoffs.toml", flag="--cutoffs")
     cutoff_min_rows: int = option(20, "rows each side of the cutoff needs before their difference is told")
+    probe: str = option("", "memorization: after scoring, Min-K%% Prob and a continuation probe on each row's "
+                            "unmasked text (hf-chat, openai-compatible)")
 
 
 def utc_seconds(value: str) -> int:
@@ -186,7 +191,7 @@ def utc_seconds(value: str) -> int:
 
 
 def check_live(live: LiveFields, name: Any = lambda key: key) -> None:
-    """Dates that parse, a window that is not backwards; `name(key)` says where a value
+    """Dates that parse, a window that is not backwards, a known probe; `name(key)` says where a value
     came from (a flag or a recipe key), so the error names it."""
     for key in ("posted_after", "posted_before", "cutoff"):
         if getattr(live, key):
@@ -198,6 +203,8 @@ def check_live(live: LiveFields, name: Any = lambda key: key) -> None:
             utc_seconds(live.posted_after) >= utc_seconds(live.posted_before):
         raise ConfigError(f"{name('posted_after')} ({live.posted_after}) must come before "
                           f"{name('posted_before')} ({live.posted_before})")
+    if live.probe not in PROBES:
+        raise ConfigError(f"{name('probe')}: unknown probe '{live.probe}' (known: {', '.join(p for p in PROBES if p)})")
     if live.cutoff_min_rows < 1:
         raise ConfigError(f"{name('cutoff_min_rows')}: must be at least 1")
 

@@ -16,8 +16,8 @@ from flows import process
 from flows.cli.core import warehouse_arg
 from schemas.config import EvaluateConfig, LiveFields
 
-# The fields the run reads itself; every other [evaluate] field is a predictor option. The window
-# and cutoff fields (LiveFields) are the run's too: they travel as `run["live"]`.
+# The fields the run reads itself; every other [evaluate] field is a predictor option. The window,
+# cutoff and probe fields (LiveFields) are the run's too: they travel as `run["live"]`.
 LIVE_FIELDS = tuple(f.name for f in fields(LiveFields))
 RUN_FIELDS = ("split", "predictor", "setting", "model", "bootstrap", *LIVE_FIELDS)
 
@@ -46,7 +46,7 @@ class NamesHelpFormatter(argparse.HelpFormatter):
 def add_option_flags(p: argparse.ArgumentParser, sweep: bool = False) -> None:
     """One flag per field of the recipe's [evaluate] section (schemas/config.py), with its help text.
     Flags default to None, so a recipe's value shows through when a flag is not given."""
-    # the run's own first, then its window and cutoff, then the predictor's options
+    # the run's own first, then its window, cutoff and probe, then the predictor's options
     for f in sorted(fields(EvaluateConfig), key=lambda f: (f.name not in RUN_FIELDS, f.name in LIVE_FIELDS)):
         if sweep and not f.metadata["sweep"]:
             continue
@@ -74,7 +74,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either.
-    The window and cutoff fields are checked here, so a bad one stops the command before any work."""
+    The window, cutoff and probe fields are checked here, so a bad one stops the command before any work."""
     from evaluation.answers import check_mode
     from schemas.config import check_live, load_recipe
 
@@ -111,13 +111,16 @@ def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -
 
 
 def check_live_run(args: argparse.Namespace, run: dict[str, Any]) -> None:
-    """Before any work or request: a cutoffs file that loads, and a window that holds rows of the split."""
+    """Before any work or request: a probe the predictor can run, a cutoffs file that loads, and a
+    window that holds rows of the split."""
     from evaluation.cutoffs import resolve_cutoff
+    from evaluation.probe import check_probe
     from evaluation.window import Window, check_window
     from warehouse.layout import Warehouse
     from warehouse.publish import Release
 
     live = run["live"]
+    check_probe(run["predictor"], live["probe"])
     resolve_cutoff(run["model"], live["cutoff"], live["cutoffs_file"])
     window = Window.parse(live["posted_after"], live["posted_before"])
     release = Release.find(Warehouse.at(args.warehouse), args.release)

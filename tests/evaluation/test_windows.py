@@ -92,8 +92,10 @@ def test_an_empty_window_is_refused_in_one_line_before_any_request(tiny_release,
     (["--posted-after", "2023-13-01"], "--posted-after: '2023-13-01' is not a date"),
     (["--posted-after", "2024-02-01", "--posted-before", "2024-01-01"], "must come before --posted-before"),
     (["--cutoff", "soon"], "--cutoff: 'soon' is not a date"),
+    (["--probe", "everything"], "unknown probe 'everything'"),
+    (["--probe", "memorization"], "it needs --predictor openai-compatible or hf-chat"),
 ])
-def test_a_bad_window_or_cutoff_flag_is_one_line_before_any_work(tiny_release, flags, said, capsys):
+def test_a_bad_window_cutoff_or_probe_flag_is_one_line_before_any_work(tiny_release, flags, said, capsys):
     before = run_folders(tiny_release)
     code = main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"], *flags])
     err = capsys.readouterr().err
