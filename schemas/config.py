@@ -1,6 +1,7 @@
 """Recipe configuration: one validated TOML file per recipe, overridable from the CLI."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -190,7 +191,7 @@ def utc_seconds(value: str) -> int:
     return int((t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp())
 
 
-def check_live(live: LiveFields, name: Any = lambda key: key) -> None:
+def check_live(live: LiveFields, name: Callable[[str], str] = str) -> None:
     """Dates that parse, a window that is not backwards, a known probe; `name(key)` says where a value
     came from (a flag or a recipe key), so the error names it."""
     for key in ("posted_after", "posted_before", "cutoff"):
