@@ -46,7 +46,8 @@ def compare_runs(a: StoredRun, b: StoredRun, dec: Decomposition) -> dict[str, An
     sa, sb = [ra[k] for k in common], [rb[k] for k in common]
     ma, mb = aggregate(sa), aggregate(sb)
     out: dict[str, Any] = {"a": a.run_id, "b": b.run_id, "rows": len(common),
-                           "only_a": len(ra) - len(common), "only_b": len(rb) - len(common), "metrics": {}}
+                           "only_a": len(ra) - len(common), "only_b": len(rb) - len(common),
+                           "windows": {"a": a.window.label, "b": b.window.label}, "metrics": {}}
     for m in METRICS:
         test = paired_test(_per_row(sa, m), _per_row(sb, m))
         out["metrics"][m] = {"a": ma[m], "b": mb[m], "delta": mb[m] - ma[m],
@@ -58,9 +59,12 @@ def format_comparison(result: dict[str, Any], alpha: float = 0.05) -> str:
     def num(x: float | None, fmt: str = "{:.4f}") -> str:
         return "-" if x is None else fmt.format(x)
 
-    lines = [f"A = {result['a']}", f"B = {result['b']}",
-             f"paired rows: {result['rows']} (only in A: {result['only_a']}, only in B: {result['only_b']})", "",
-             f"{'metric':<7} {'A':>8} {'B':>8} {'B-A':>8} {'p (Wilcoxon)':>13} {'d':>7}"]
+    windows = result.get("windows") or {"a": "all", "b": "all"}
+    lines = [f"A = {result['a']}  (window {windows['a']})", f"B = {result['b']}  (window {windows['b']})",
+             f"paired rows: {result['rows']} (only in A: {result['only_a']}, only in B: {result['only_b']})"]
+    if windows["a"] != windows["b"]:
+        lines.append("the runs scored different windows: only the rows both scored are compared")
+    lines += ["", f"{'metric':<7} {'A':>8} {'B':>8} {'B-A':>8} {'p (Wilcoxon)':>13} {'d':>7}"]
     for m, r in result["metrics"].items():
         star = " *" if r["wilcoxon_p"] is not None and r["wilcoxon_p"] < alpha else ""
         lines.append(f"{m:<7} {r['a']:>8.4f} {r['b']:>8.4f} {r['delta']:>+8.4f} "

@@ -6,14 +6,13 @@ renders chat messages for a target item and its few-shot examples.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from evaluation.datafiles import read_data_file
 from schemas.records import MASK
 PROMPTS_FILE = Path(__file__).parent / "data" / "prompts.toml"
 SELECTIONS = ("none", "random", "nearest")
@@ -105,13 +104,7 @@ def _table(p: Path, data: dict[str, Any], key: str, allowed: set[str]) -> dict[s
 def load_prompts(path: str | Path | None = None) -> PromptSet:
     """Load and check a prompts file; errors name the file and the table."""
     p = Path(path) if path else PROMPTS_FILE
-    raw = p.read_bytes()
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{p}: invalid TOML: {exc}") from exc
-    if not isinstance(data.get("version"), str) or not data["version"]:
-        raise ValueError(f"{p}: needs a non-empty `version`")
+    data, sha256 = read_data_file(p)
     formats = {"list": AnswerFormat("list", "a Python list", "python-list")}  # the paper's format
     for name, entry in _table(p, data, "formats", _FORMAT_KEYS).items():
         style = entry.get("style", "python-list")
@@ -144,7 +137,7 @@ def load_prompts(path: str | Path | None = None) -> PromptSet:
         if fmt and fmt not in formats:
             raise ValueError(f"{p} [variants.{name}]: answer_format '{fmt}' is not a [formats.*] table")
         variants[name] = PromptVariant(name, entry.get("description", ""), entry.get("system", ""), fmt)
-    return PromptSet(data["version"], str(p), hashlib.sha256(raw).hexdigest(), settings, variants, formats)
+    return PromptSet(data["version"], str(p), sha256, settings, variants, formats)
 
 
 def mask_count(text: str) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 from schemas.lexicon import DIMS, Decomposition, default_decomposition
 
+from evaluation.live_report import cutoff_lines, probe_lines, window_line
 from evaluation.run import analyse_run
 
 def _bar_labels(analysis: dict[str, Any], path: Path) -> None:
@@ -81,7 +82,7 @@ def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
         f"# Evaluation report: {config['predictor']} ({config.get('setting', '-')}"
         f"{', ' + config['model'] if config.get('model') else ''})", "",
         f"Release `{config['release']}`, split `{config['split']}`, run `{config.get('run_id', run.name)}`, "
-        f"{metrics['rows']} rows, {metrics['masks']} masks.", "",
+        f"{metrics['rows']} rows, {metrics['masks']} masks. {window_line(config)}", "",
         "| metric | value | 95 % interval |", "|---|---|---|",
     ]
     if speed := analysis.get("throughput"):
@@ -92,6 +93,7 @@ def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
     lines.append(f"| canonical accuracy ({analysis['canonical_mapping']}) | {analysis['canonical_accuracy']:.4f} | - |")
     for k, v in (analysis.get("top_k") or {}).items():
         lines.append(f"| top-{k} accuracy | {v:.4f} | - |")
+    lines += cutoff_lines(config, analysis) + probe_lines(analysis)
     shapes = analysis.get("invalid_shapes") or []
     if shapes:
         lines += ["", "## Invalid answers", "",

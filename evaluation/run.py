@@ -24,12 +24,16 @@ from typing import Any
 from common.parquet import iter_rows
 from common.versioning import code_version
 from evaluation.analysis import analyse
+from evaluation.cutoffs import resolve_cutoff
 from evaluation.invalid import invalid_shapes
 from evaluation.metrics import aggregate, score_row
 from evaluation.parsing import parse_answer
 from evaluation.predictors import Item, Prediction, PredictorOptions, TrainItem
 from evaluation.progress import Progress
 from evaluation.registry import PredictorError, load, resolve, uses_prompts
+from evaluation.timesplit import cutoff_split
+from evaluation.window import Window, check_window
+from schemas.config import LiveFields, utc_seconds
 from schemas.lexicon import Decomposition, data_versions, default_decomposition
 from warehouse.layout import Warehouse
 from warehouse.publish import Release
@@ -43,6 +47,7 @@ class EvalRun:
     run_id: str
     path: Path
     metrics: dict[str, Any]
+    window: str | None = None  # the window's label, when the run scored one
 
 
 def load_release(warehouse: Warehouse, version: str) -> Release:
@@ -76,10 +81,11 @@ def analyse_run(run_dir: str | Path, dec: Decomposition, bootstrap: int = 1000, 
     return analyse(rows, dec, bootstrap=bootstrap, seed=seed)
 
 
-def split_rows(release: Release, split: str) -> int:
-    import pyarrow.parquet as pq
-
-    return pq.ParquetFile(release.split_file(split)).metadata.num_rows
+def cutoff_analysis(run_dir: str | Path, dec: Decomposition, cutoff: str, min_rows: int, bootstrap: int = 1000,
+                    seed: int = 0) -> dict[str, Any]:
+    """Every metric before and after the run's cutoff, from its stored predictions."""
+    rows = ((r.get("created_utc"), score_row(r["surfaces"], r["parsed"], dec)) for r in read_run_predictions(run_dir))
+    return cutoff_split(rows, utc_seconds(cutoff), min_rows, bootstrap, seed)
 
 
 def train_items(release: Release) -> Iterator[TrainItem]:
@@ -118,6 +124,7 @@ def evaluate_release(
     model: str = "",
     options: PredictorOptions | None = None,
     bootstrap: int = 1000,
+    live: LiveFields | None = None,
 ) -> EvalRun:
     release = load_release(warehouse, version)
     if split == "train":
@@ -128,6 +135,10 @@ def evaluate_release(
     dec = decomposition or default_decomposition()
     opts = options or PredictorOptions()
     opts = replace(opts, setting=setting, model=model or opts.model, cache_dir=opts.cache_dir or str(cache_dir(warehouse)))
+    live = live or LiveFields()
+    window = Window.parse(live.posted_after, live.posted_before)
+    in_window = check_window(release.split_file(split), window, f"{release.release_id} {split}")  # before any work
+    cutoff = resolve_cutoff(opts.model, live.cutoff, live.cutoffs_file)
     ref = resolve(predictor)
     cls = load(ref)
     prompted = uses_prompts(cls)
@@ -143,6 +154,8 @@ def evaluate_release(
         "limit": limit, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "status": "running", "options": opts.public(), "code_version": code_version(),
         "decomposition_version": data_versions()["decomposition"]["version"],
+        "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
+        "probe": live.probe or None,
     }
     _write_json(out / "config.json", config)
     usage: Counter[str] = Counter()
@@ -151,10 +164,10 @@ def evaluate_release(
         runner = cls(opts)
         if callable(getattr(runner, "fit", None)):
             runner.fit(train_items(release))
-        progress = Progress(min(split_rows(release, split), limit if limit is not None else 1 << 62))
+        progress = Progress(min(in_window, limit if limit is not None else 1 << 62))
         if hasattr(runner, "progress"):
             runner.progress = progress  # ticks per row; others advance per batch
-        rows = islice(iter_rows(release.split_file(split)), limit)
+        rows = islice(window.rows(iter_rows(release.split_file(split))), limit)
         with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
             for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
                 items = [Item.from_row(r) for r in batch]  # all the predictor sees of this batch
@@ -163,7 +176,8 @@ def evaluate_release(
                     parsed = parse_answer(pred.output)
                     gold = list(row["surfaces"])
                     record: dict[str, Any] = {"post_id": row["post_id"], "segment_index": row["segment_index"],
-                                              "surfaces": gold, "output": pred.output, "parsed": parsed}
+                                              "created_utc": row["created_utc"], "surfaces": gold,
+                                              "output": pred.output, "parsed": parsed}
                     for key in ("ranked", "usage", "error", "shots"):
                         if getattr(pred, key):
                             record[key] = getattr(pred, key)
@@ -188,6 +202,8 @@ def evaluate_release(
     analysis["answers_from_cache"] = counts["cached"]
     analysis["request_errors"] = counts["errors"]
     analysis["invalid_shapes"] = invalid_shapes(read_run_predictions(out))
+    if cutoff["cutoff"]:
+        analysis["cutoff"] = cutoff_analysis(out, dec, cutoff["cutoff"], live.cutoff_min_rows, bootstrap, opts.seed)
     seconds = progress.seconds
     analysis["throughput"] = {"seconds": round(seconds, 3), "rows_per_s": progress.done / seconds if seconds else 0.0,
                               "new_completion_tokens_per_s": usage["completion_tokens"] / seconds if seconds else 0.0}
@@ -198,4 +214,4 @@ def evaluate_release(
     config.update(status="complete", predictor_details=details,
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     _write_json(out / "config.json", config)
-    return EvalRun(run_id, out, metrics)
+    return EvalRun(run_id, out, metrics, None if window.everything else window.label)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluation.window import Window
 from warehouse.layout import Warehouse
 
 COLUMNS = ("AccL", "AccV", "F1V", "VRate")
@@ -26,7 +27,12 @@ class StoredRun:
     def key(self) -> tuple[str, ...]:
         c = self.config
         return (c.get("release", ""), c.get("split", ""), c.get("predictor", ""), c.get("setting", ""), c.get("model", ""),
-                c.get("prompt_variant") or "-", str(c.get("temperature")))
+                c.get("prompt_variant") or "-", str(c.get("temperature")), self.window.label)
+
+    @property
+    def window(self) -> Window:
+        """The rows' posting window the run scored (runs stored before windows scored every row)."""
+        return Window.from_json(self.config.get("window"))
 
     @property
     def setting_label(self) -> str:
@@ -75,12 +81,14 @@ def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
 
 
 def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | None = None,
-                latest_only: bool = True) -> list[StoredRun]:
+                latest_only: bool = True, window: Window | None = None) -> list[StoredRun]:
     """Runs for the table, best AccV first; by default the latest run per predictor/setting/model
-    (a setting's prompt variant and temperature count as part of it)."""
+    and window (a setting's prompt variant and temperature count as part of it). `window`: only runs
+    that scored no row outside it."""
     runs = [r for r in list_runs(warehouse)
             if (release is None or r.config.get("release") == release or r.config.get("release", "").endswith("/" + release))
-            and (split is None or r.config.get("split") == split)]
+            and (split is None or r.config.get("split") == split)
+            and (window is None or r.window.within(window))]
     if latest_only:
         latest: dict[tuple[str, ...], StoredRun] = {}
         for r in sorted(runs, key=lambda r: r.config.get("created", "")):
@@ -90,11 +98,12 @@ def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | N
 
 
 def format_table(runs: list[StoredRun], fmt: str = "text") -> str:
-    """Rows like the paper's Table 3: predictor / setting / model, then AccL AccV F1V VRate."""
-    head = ["release", "split", "predictor", "setting", "model", "rows", *COLUMNS, "run"]
+    """Rows like the paper's Table 3: predictor / setting / model, then AccL AccV F1V VRate, and the
+    window of posting dates the run scored (`all`: every row of the split)."""
+    head = ["release", "split", "predictor", "setting", "model", "rows", *COLUMNS, "window", "run"]
     body = [[r.config.get("release", ""), r.config.get("split", ""), r.config.get("predictor", ""),
              r.setting_label, r.config.get("model", "") or "-", str(r.metrics.get("rows", "")),
-             *(f"{r.metrics.get(c, 0.0):.4f}" for c in COLUMNS), r.run_id] for r in runs]
+             *(f"{r.metrics.get(c, 0.0):.4f}" for c in COLUMNS), r.window.label, r.run_id] for r in runs]
     if fmt == "json":
         return json.dumps([dict(zip(head, row)) for row in body], indent=2)
     if fmt == "markdown":

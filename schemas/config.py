@@ -1,7 +1,9 @@
 """Recipe configuration: one validated TOML file per recipe, overridable from the CLI."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -163,8 +165,55 @@ class PredictorFields:
                                       "(default: TF-IDF)")
 
 
+PROBES = ("", "memorization")
+
+
 @dataclass(frozen=True)
-class EvaluateConfig(PredictorFields):
+class LiveFields:
+    """When the scored posts were written and what the model may have read (docs/live.md): run
+    fields, never shown to a predictor."""
+
+    posted_after: str = option("", "score only rows posted at or after DATE (UTC: YYYY-MM-DD or an ISO time)")
+    posted_before: str = option("", "score only rows posted before DATE (UTC: YYYY-MM-DD or an ISO time)")
+    cutoff: str = option("", "the model's knowledge cutoff DATE: every metric is split into rows posted before and "
+                             "after it (default: the model's entry in the cutoffs file, if it has one)")
+    cutoffs_file: str = option("", "a cutoffs TOML whose entries come before the shipped "
+                                   "evaluation/data/cutoffs.toml", flag="--cutoffs")
+    cutoff_min_rows: int = option(20, "rows each side of the cutoff needs before their difference is told")
+    probe: str = option("", "memorization: after scoring, Min-K%% Prob and a continuation probe on each row's "
+                            "unmasked text (hf-chat, openai-compatible)")
+
+
+def utc_seconds(value: str) -> int:
+    """A date (YYYY-MM-DD, midnight UTC) or an ISO time (UTC unless it says otherwise) as Unix seconds."""
+    try:
+        t = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"'{value}' is not a date (YYYY-MM-DD or an ISO time, UTC)") from None
+    return int((t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp())
+
+
+def check_live(live: LiveFields, name: Callable[[str], str] = str) -> None:
+    """Dates that parse, a window that is not backwards, a known probe; `name(key)` says where a value
+    came from (a flag or a recipe key), so the error names it."""
+    for key in ("posted_after", "posted_before", "cutoff"):
+        if getattr(live, key):
+            try:
+                utc_seconds(getattr(live, key))
+            except ValueError as exc:
+                raise ConfigError(f"{name(key)}: {exc}") from None
+    if live.posted_after and live.posted_before and \
+            utc_seconds(live.posted_after) >= utc_seconds(live.posted_before):
+        raise ConfigError(f"{name('posted_after')} ({live.posted_after}) must come before "
+                          f"{name('posted_before')} ({live.posted_before})")
+    if live.probe not in PROBES:
+        raise ConfigError(f"{name('probe')}: unknown probe '{live.probe}' (known: {', '.join(p for p in PROBES if p)})")
+    if live.cutoff_min_rows < 1:
+        raise ConfigError(f"{name('cutoff_min_rows')}: must be at least 1")
+
+
+@dataclass(frozen=True)
+class EvaluateConfig(PredictorFields, LiveFields):
     """The recipe's [evaluate] section: the predictor's fields plus what the run itself needs."""
 
     split: str = option("test", "split to score: validation or test")
@@ -314,6 +363,7 @@ def validate(recipe: Recipe, where: str) -> None:
     sg = recipe.segment
     if not 0 < sg.group_tokens < sg.max_tokens or sg.half_window <= 0:
         raise ConfigError(f"{where} [segment]: need 0 < group_tokens < max_tokens and half_window > 0")
+    check_live(recipe.evaluate, lambda key: f"{where} [evaluate] {key}")
 
 
 def load_recipe(path: str | Path | None) -> Recipe:

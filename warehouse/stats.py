@@ -29,6 +29,21 @@ def union_sql(files: dict[str, Path]) -> str:
     return " UNION ALL ".join(f"SELECT *, '{s}' AS split FROM read_parquet({sql_path(p)})" for s, p in files.items())
 
 
+def rows_by_month(files: dict[str, Path]) -> dict[str, dict[str, int]]:
+    """Rows per month of posting (UTC) and split, months in order: which time windows of a release
+    hold enough rows to score a model on."""
+    con = connect()
+    try:
+        found = con.execute("SELECT strftime(epoch_ms(created_utc::BIGINT * 1000), '%Y-%m') AS month, split, "
+                            f"count(*) FROM ({union_sql(files)}) GROUP BY ALL ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    months: dict[str, dict[str, int]] = {}
+    for month, split, n in found:
+        months.setdefault(month, {s: 0 for s in files})[split] = int(n)
+    return months
+
+
 @dataclass
 class ReleaseStats:
     rows: dict[str, int]

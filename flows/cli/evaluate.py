@@ -15,10 +15,12 @@ from common.errors import USER_ERROR, InputError
 from flows import runtime
 from flows.cli.core import warehouse_arg
 from flows.cli.errors import recipe_number, whole_number
-from schemas.config import EvaluateConfig
+from schemas.config import EvaluateConfig, LiveFields
 
-# The fields the run reads itself; every other [evaluate] field is a predictor option.
-RUN_FIELDS = ("split", "predictor", "setting", "model", "bootstrap")
+# The fields the run reads itself; every other [evaluate] field is a predictor option. The window,
+# cutoff and probe fields (LiveFields) are the run's too: they travel as `run["live"]`.
+LIVE_FIELDS = tuple(f.name for f in fields(LiveFields))
+RUN_FIELDS = ("split", "predictor", "setting", "model", "bootstrap", *LIVE_FIELDS)
 
 
 def help_names() -> dict[str, str]:
@@ -45,7 +47,8 @@ class NamesHelpFormatter(argparse.HelpFormatter):
 def add_option_flags(p: argparse.ArgumentParser, sweep: bool = False) -> None:
     """One flag per field of the recipe's [evaluate] section (schemas/config.py), with its help text.
     Flags default to None, so a recipe's value shows through when a flag is not given."""
-    for f in sorted(fields(EvaluateConfig), key=lambda f: f.name not in RUN_FIELDS):  # the run's own first
+    # the run's own first, then its window, cutoff and probe, then the predictor's options
+    for f in sorted(fields(EvaluateConfig), key=lambda f: (f.name not in RUN_FIELDS, f.name in LIVE_FIELDS)):
         if sweep and not f.metadata["sweep"]:
             continue
         flag = f.metadata["flag"] or "--" + f.name.replace("_", "-")
@@ -72,14 +75,20 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either."""
+    """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either.
+    The window, cutoff and probe fields are checked here, so a bad one stops the command before any work."""
     from evaluation.answers import check_mode
-    from schemas.config import load_recipe
+    from schemas.config import check_live, load_recipe
 
-    cfg = load_recipe(args.config).evaluate
-    values = {f.name: getattr(args, f.name, None) for f in fields(cfg)}
-    values = {k: getattr(cfg, k) if v is None else v for k, v in values.items()}
+    recipe = load_recipe(args.config)
+    cfg = recipe.evaluate
+    given = {f.name: getattr(args, f.name, None) for f in fields(cfg)}
+    values = {k: getattr(cfg, k) if v is None else v for k, v in given.items()}
     run = {k: values.pop(k) for k in RUN_FIELDS}
+    run["live"] = {k: run.pop(k) for k in LIVE_FIELDS}
+    flags = {f.name: f.metadata["flag"] or "--" + f.name.replace("_", "-") for f in fields(cfg)}
+    check_live(LiveFields(**run["live"]),
+               lambda key: flags[key] if given[key] is not None else f"{recipe.source_path} [evaluate] {key}")
     check_mode(values["answers"])
     if run["split"] == "train":
         raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
@@ -103,6 +112,24 @@ def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -
     return True
 
 
+def check_live_run(args: argparse.Namespace, run: dict[str, Any]) -> None:
+    """Before any work or request: a probe the predictor can run, a cutoffs file that loads, and a
+    window that holds rows of the split."""
+    from evaluation.cutoffs import resolve_cutoff
+    from evaluation.probe import check_probe
+    from evaluation.window import Window, check_window
+    from warehouse.layout import Warehouse
+    from warehouse.publish import Release
+
+    live = run["live"]
+    check_probe(run["predictor"], live["probe"])
+    resolve_cutoff(run["model"], live["cutoff"], live["cutoffs_file"])
+    window = Window.parse(live["posted_after"], live["posted_before"])
+    release = Release.find(Warehouse.at(args.warehouse), args.release)
+    if not window.everything and run["split"] in release.split_files():
+        check_window(release.split_file(run["split"]), window, f"{release.release_id} {run['split']}")
+
+
 def _usage_error(command: str, exc: Exception) -> int:
     print(f"express {command}: {exc.args[0] if exc.args else exc}", file=sys.stderr)
     return USER_ERROR
@@ -115,6 +142,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     try:
         run, options = evaluate_options(args)
         check_choice(run["predictor"], [run["setting"]], options)
+        check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
     from flows.evaluate import evaluate_flow
@@ -122,8 +150,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
     with runtime.session():
         out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                            run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report)
+                            run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report,
+                            run["live"])
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
+                      **({"window": out["window"]} if out.get("window") else {}),
                       **({"report": out["report"]} if out.get("report") else {})}))
     if out["metrics"]["VRate"] < HINT_BELOW:
         print(f"express evaluate: hint: {vrate_hint(out['path'], out['metrics']['VRate'], options['answers'])}",
@@ -174,6 +204,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if not check_choice(run["predictor"], settings, {**options, "prompt_variants": variants}):
             raise ValueError(f"predictor '{run['predictor']}' takes no prompts: settings, variants and temperatures "
                              f"do not change it (use `express evaluate`)")
+        check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
     from flows.evaluate import sweep_flow
@@ -181,7 +212,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
     with runtime.session():
         runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                          [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"])
+                          [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"], run["live"])
     print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 
@@ -190,9 +221,17 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from evaluation.runs import format_table, leaderboard
     from warehouse.layout import Warehouse
 
-    runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all)
+    from evaluation.window import Window
+
+    try:
+        window = Window.parse(args.posted_after or "", args.posted_before or "")
+    except ValueError as exc:
+        raise InputError(f"--posted-after/--posted-before: {exc}") from None
+    runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all,
+                       window=None if window.everything else window)
     if not runs:
-        raise InputError("no complete runs (run `express evaluate` first)")
+        raise InputError("no complete runs" + ("" if window.everything else f" within the window {window.label}")
+                         + " (run `express evaluate` first)")
     print(format_table(runs, args.format))
     return 0
 
@@ -279,7 +318,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("leaderboard", help="table of stored runs (AccL AccV F1V VRate), like the paper's Table 3")
     p.add_argument("--release", help="only runs on this release (DATASET/VERSION or VERSION)")
     p.add_argument("--split")
-    p.add_argument("--all", action="store_true", help="every run, not just the latest per predictor/setting/model")
+    p.add_argument("--all", action="store_true", help="every run, not just the latest per predictor/setting/model/window")
+    p.add_argument("--posted-after", help="only runs that scored no row posted before DATE (UTC)")
+    p.add_argument("--posted-before", help="only runs that scored no row posted at or after DATE (UTC)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     warehouse_arg(p)
     p.set_defaults(func=cmd_leaderboard)

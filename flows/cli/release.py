@@ -12,11 +12,14 @@ from flows.cli.errors import whole_number
 def cmd_releases(args: argparse.Namespace) -> int:
     from warehouse.catalog import list_views
     from warehouse.layout import Warehouse
+    from warehouse.publish import Release
+    from warehouse.stats import rows_by_month
 
     wh = Warehouse.at(args.warehouse)
     for release in wh.releases():
         m = json.loads(release.manifest.read_text())
-        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}")
+        months = rows_by_month(Release.at(release.root).split_files())  # the windows worth scoring
+        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}\tmonths={json.dumps(months)}")
     if args.views:
         for name in list_views(wh):
             print(f"view\t{name}")
@@ -51,7 +54,7 @@ def cmd_card(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("releases", help="list published releases")
+    p = sub.add_parser("releases", help="list published releases, with their rows per month of posting (UTC) and split")
     p.add_argument("--views", action="store_true", help="also list the DuckDB catalog views")
     warehouse_arg(p)
     p.set_defaults(func=cmd_releases)

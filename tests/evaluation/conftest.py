@@ -48,23 +48,27 @@ def tiny_examples(posts: int = 48) -> list[dict]:
     return rows
 
 
-@pytest.fixture(scope="session")
-def tiny_release(tmp_path_factory) -> dict:
+def publish_examples(root: Path, rows: list[dict], recipe: dict) -> dict:
+    """Rows published as a release by our own publisher into the warehouse `root`: a release in a second."""
     from common.parquet import ParquetSink
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
     from warehouse.publish import publish_release
 
-    root = tmp_path_factory.mktemp("tiny-warehouse")
-    examples = root / "examples.parquet"
+    examples = root / f"examples-{len(list(root.glob('examples-*')))}.parquet"
     with ParquetSink(examples, EXAMPLES) as sink:
-        for row in tiny_examples():
+        for row in rows:
             sink.write(row)
-    recipe = recipe_from_dict({"dataset": {"name": "tiny"},
-                               "splits": {"train": 0.6, "validation": 0.1, "test": 0.3, "seed": "tiny"}})
-    release = publish_release(examples, Warehouse(Path(root)), recipe, {})
+    release = publish_release(examples, Warehouse(Path(root)), recipe_from_dict(recipe), {})
     return {"warehouse": str(root), "release": f"{release.dataset}/{release.version}", "path": str(release.path)}
+
+
+@pytest.fixture(scope="session")
+def tiny_release(tmp_path_factory) -> dict:
+    return publish_examples(tmp_path_factory.mktemp("tiny-warehouse"), tiny_examples(),
+                            {"dataset": {"name": "tiny"},
+                             "splits": {"train": 0.6, "validation": 0.1, "test": 0.3, "seed": "tiny"}})
 
 
 def smollm2_gguf() -> Path:
@@ -90,7 +94,13 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory):
     """llama.cpp's OpenAI-compatible server (llama-cpp-python) serving SmolLM2 on 127.0.0.1, once per
-    test session: one thread, a 2,048-token context, one request at a time as that server does."""
+    test session: one thread, a 2,048-token context, one request at a time as that server does.
+
+    It serves the model under two names (it loads one at a time): `smollm2` as the GGUF file says, and
+    `smollm2-bos`, told to start each prompt with the BOS token. SmolLM2's file adds none, and without
+    one llama-cpp-python 0.3.36 echoes each prompt token with the log-probability of the next position
+    (the memorization probe's Min-K% needs the right one: docs/live.md)."""
+    import json
     import subprocess
     import sys
     import time
@@ -98,11 +108,16 @@ def llama_server(tmp_path_factory):
     from types import SimpleNamespace
 
     port = free_port()
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    folder = tmp_path_factory.mktemp("llama-server")
+    log = folder / "server.log"
+    model = {"model": str(smollm2_gguf()), "n_ctx": 2048, "n_threads": 1}
+    config = folder / "server.json"
+    config.write_text(json.dumps({"host": "127.0.0.1", "port": port, "models": [
+        {**model, "model_alias": "smollm2"},
+        {**model, "model_alias": "smollm2-bos", "kv_overrides": ["tokenizer.ggml.add_bos_token=bool:true"]}]}))
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()),
-                                 "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
-                                 "--n_ctx", "2048", "--n_threads", "1"], stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--config_file", str(config)],
+                                stdout=out, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120
     try:
@@ -115,7 +130,7 @@ def llama_server(tmp_path_factory):
             except OSError:
                 assert time.monotonic() < deadline, f"llama.cpp server did not start: {log.read_text()[-2000:]}"
                 time.sleep(0.3)
-        yield SimpleNamespace(base_url=base_url, model="smollm2", log=log)
+        yield SimpleNamespace(base_url=base_url, model="smollm2", model_bos="smollm2-bos", log=log)
     finally:
         proc.terminate()
         try:

@@ -132,6 +132,20 @@ def test_releases_lists_the_catalog_views_only_with_views(two_releases, capsys):
     assert {"view\ttiny_v1_test", "view\ttiny_v2_test", "view\ttiny_latest_test"} <= set(views[2:])
 
 
+def test_releases_counts_the_rows_of_each_month_of_posting_per_split(tmp_path, capsys):
+    rows = tiny_examples(48)
+    for i, row in enumerate(rows):  # a third of them a month later (UTC)
+        row["created_utc"] = (1706745600 if i % 3 == 0 else 1704067200) + i  # 2024-02-01, 2024-01-01
+    release = _publish(tmp_path, rows)
+    [line] = _out(capsys, ["releases", "--warehouse", str(tmp_path)]).splitlines()
+    months = json.loads(line.split("\tmonths=")[1])
+    assert list(months) == ["2024-01", "2024-02"]
+    for split, path in release.split_files().items():
+        times = pq.read_table(path, columns=["created_utc"]).column(0).to_pylist()
+        feb = sum(t >= 1706745600 for t in times)
+        assert (months["2024-01"][split], months["2024-02"][split]) == (len(times) - feb, feb)
+
+
 def test_diff_top_limits_the_label_changes_listed(two_releases, capsys):
     def labels(version: str) -> Counter:
         files = (two_releases / "tiny" / version / "data").glob("*.parquet")
