@@ -3,24 +3,16 @@ same order."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
-from common.jsonl import read_jsonl
+from common.jsonl import check_output, read_id_texts
 from extractors.acceptance import ON
 from extractors.disclosures import DisclosureExtractor, mask_text
 from extractors.examples import usable
 from extractors.parallel import extract_parallel
 from extractors.reference import REFERENCE
-
-
-def read_inputs(path: str | Path) -> Iterator[tuple[Any, str]]:
-    for line_no, obj in read_jsonl(path, InputError):
-        if "id" not in obj or not isinstance(obj.get("text"), str):
-            raise InputError(f"{path}:{line_no}: each line needs an 'id' and a string 'text'")
-        yield obj["id"], obj["text"]
 
 
 def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool = False,
@@ -31,9 +23,10 @@ def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool 
     `workers` > 1 spreads the texts over that many processes; the output is the same.
     `acceptance` "off" lists every hit of the rules (the default drops those the model rejects).
     """
+    check_output(in_path, out_path, InputError)
     ids: list[Any] = []
     texts: list[str] = []
-    for id_, text in read_inputs(in_path):  # validate the whole file before writing anything
+    for id_, text in read_id_texts(in_path, InputError):  # validate the whole file before writing anything
         ids.append(id_)
         texts.append(text)
     n = 0

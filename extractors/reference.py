@@ -5,13 +5,12 @@ overlap: "I" + up to 3 words + feel/felt/(am|was) feeling/had felt/have felt + u
 and I'm/Im/I am/I was/I have been/I had been + up to 3 words (none starting with "feeling"),
 words joined only by spaces and an optional comma. So "I'm feeling sad", "I don't feel sad",
 "I've been sad" and "I *still* feel sad" are never labelled, and after "I feel lonely and I feel
-afraid" the phrase "lonely and I feel" has used up the second trigger. Two more kinds of find
-never carry an EXPRESS label, because the script lost them to its offset faults: a word with a comma
-before it in its phrase ("I feel so, so lonely": the phrase re-joined from its tokens is not found
-in the text again), and family 3 after the text's first sentence (that sentence's offset is added
-twice). With `forms="reference"` a find counts only where the script could label it; "extended"
-also keeps the others (at exact offsets), tagged. Typography is normalised first (’ = ', odd
-spaces = space): that is no different form.
+afraid" the phrase "lonely and I feel" has used up the second trigger. With `forms="reference"` a
+family 1 or 2 find counts only inside such a phrase; "extended" also keeps the others, tagged. The
+script's offset faults (a phrase re-joined from its tokens is not found again when a comma stands in
+it; family 3's sentence offset is added twice, so it labels the first sentence only) are not copied:
+the patterns are EXPRESS's, the faults are not. Typography is normalised first (’ = ', odd spaces =
+space): that is no different form.
 """
 from __future__ import annotations
 
@@ -49,19 +48,11 @@ _TYPOGRAPHY = str.maketrans({"’": "'", "‘": "'", **{c: " " for c in (
     + "".join(chr(c) for c in range(32) if chr(c) != "\n"))}})
 
 
-# A sentence end (terminal punctuation and white space, or a line break), as the acceptance
-# features read first and later sentences: family 3 is labelled before the text's first one only.
-SENTENCE_END = regex.compile(r"[.!?…]+[\"')\]]*\s|\n")
-
-
 class ReferenceReach:
     """The reference phrase spans of one text, per family, for membership tests of a word start."""
 
     def __init__(self, text: str):
         flat = text.translate(_TYPOGRAPHY)  # same length: offsets stay exact
-        self._flat = flat
-        end = SENTENCE_END.search(flat)
-        self._first_sentence_end = end.start() if end else len(flat)
         if flat.isascii():
             low = flat.lower()
             self._spans = {"family1": _spans(_FAMILY1_ASCII, low), "family2": _spans(_FAMILY2_ASCII, low)}
@@ -69,13 +60,13 @@ class ReferenceReach:
             self._spans = {"family1": _spans(FAMILY1, flat), "family2": _spans(FAMILY2, flat)}
 
     def reaches(self, pattern: str, start: int) -> bool:
-        """Could the reference patterns of this family have captured (and labelled) the word at `start`?"""
+        """Could the reference patterns of this family have captured the word at `start`?"""
         spans = self._spans.get(pattern)
-        if spans is None:  # family 3: its sentence is found from tags, as ours; the first one only
-            return start < self._first_sentence_end
+        if spans is None:
+            return True  # family 3 works on tags of the sentence, like ours
         starts, ends = spans
         k = bisect_right(starts, start) - 1
-        return k >= 0 and start < ends[k] and "," not in self._flat[starts[k]:start]
+        return k >= 0 and start < ends[k]
 
 
 def _spans(rx: regex.Pattern[str] | re.Pattern[str], text: str) -> tuple[list[int], list[int]]:

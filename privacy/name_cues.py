@@ -13,6 +13,7 @@ relation or an introduction a lower-case word counts too when it is a first name
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
 
@@ -313,19 +314,20 @@ def block_heads(text: str, contact_starts: list[int]) -> list[tuple[int, int]]:
     is two to four name words ("Jane Q. Roe", "leone mazzi") and nothing else."""
     if "\n" not in text or not contact_starts:
         return []
-    lines, at = [], 0
+    starts, ends, at = [], [], 0  # the non-blank lines: where each starts and ends
     for line in text.split("\n"):
-        lines.append((at, line))
+        if line.strip():
+            starts.append(at)
+            ends.append(at + len(line))
         at += len(line) + 1
-    starts = [a for a, line in lines if line.strip()]
-    heads = {starts[0]} if starts else set()
+    heads = {0} if starts else set()  # the first non-blank line, by its index
     for c in contact_starts:
-        above = [a for a in starts if a + len(text[a:].split("\n", 1)[0]) < c]
-        if above and text[above[-1]:c].count("\n") == 1:
-            heads.add(above[-1])
+        k = bisect_left(ends, c) - 1  # the last non-blank line that ends before the contact
+        if k >= 0 and text.count("\n", starts[k], c) == 1:
+            heads.add(k)
     out = []
-    for a in sorted(heads):
-        line = text[a:].split("\n", 1)[0]
+    for k in sorted(heads):
+        a, line = starts[k], text[starts[k]:ends[k]]
         lead = _HEAD_NOISE.match(line).end()
         words = line[lead:].split()
         if not 2 <= len(words) <= 4 or not all(_HEAD_WORD.fullmatch(w) for w in words):

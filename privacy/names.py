@@ -32,6 +32,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import accumulate
 
 import regex
 
@@ -433,6 +434,14 @@ def _repeats(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
             if len(w) > 2 and w[0].isupper() and not w.isupper() and lower not in name_free_words() \
                     and lower not in lexicon_terms() and lower not in _place_names() and not is_frequent_word(lower):
                 words.add(w)
+    ordered = sorted(spans)
+    starts = [a for a, _ in ordered]
+    reach = list(accumulate((b for _, b in ordered), max))  # the furthest end of the spans so far
+
+    def inside_a_span(at: int) -> bool:
+        k = bisect_right(starts, at) - 1
+        return k >= 0 and reach[k] > at
+
     out = []
     for w in words:
         at = text.find(w)
@@ -440,7 +449,7 @@ def _repeats(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
             end = at + len(w)
             if not (at and (text[at - 1].isalnum() or text[at - 1] in "_'’-")) \
                     and not (end < len(text) and (text[end].isalnum() or text[end] in "_-")) \
-                    and not any(a <= at < b for a, b in spans) and not is_company(text, end):
+                    and not inside_a_span(at) and not is_company(text, end):
                 out.append((at, end))  # "Thornbury Incorporated" names a company, not Marek Thornbury
             at = text.find(w, end)
     return out

@@ -210,6 +210,25 @@ def windows(text: str, pattern: regex.Pattern) -> list[tuple[int, int]]:
     return out
 
 
+PIECE_CHARS = 10_000  # the most text one Presidio call reads (its duplicate removal compares every pair)
+PIECE_MARGIN = 1_000  # context read past a piece's own part at each side: more than any span and its cue words
+
+
+def pieces(text: str, start: int, end: int) -> list[tuple[int, int, int, int]]:
+    """(read_from, read_to, own_from, own_to) parts of text[start:end]: the own parts split it at
+    white space about every PIECE_CHARS characters; each is read with PIECE_MARGIN characters of
+    context each side (within start..end), and keeps the findings that start in its own part. A
+    range of up to PIECE_CHARS is one part, read as it is."""
+    out = []
+    at = start
+    while at < end:
+        cut = end if end - at <= PIECE_CHARS else (m.start() + 1 if (m := _SPACE.search(text, at + PIECE_CHARS, end))
+                                                   else end)
+        out.append((max(start, at - PIECE_MARGIN), min(end, cut + PIECE_MARGIN), at, cut))
+        at = cut
+    return out
+
+
 DIGIT_MARGIN = 8  # characters kept either side of a digit run: more than any gap a digit hint allows
 
 

@@ -12,32 +12,24 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
-from common.jsonl import read_jsonl
+from common.jsonl import check_output, read_id_texts
 
 BATCH = 256  # texts per batch: the name detector tags a batch at once
 PROGRESS_SECONDS = 10.0  # at most one progress line this often
-
-
-def read_texts(path: str | Path) -> Iterator[tuple[Any, str]]:
-    """(id, text) of each line; a line without an id or a string text is an error naming it."""
-    for line_no, obj in read_jsonl(path, InputError):
-        if "id" not in obj or not isinstance(obj.get("text"), str):
-            raise InputError(f"{path}:{line_no}: each line needs an 'id' and a string 'text'")
-        yield obj["id"], obj["text"]
+LONG_TEXT = 100_000  # characters from which a text is announced and scrubbed in a batch of its own
 
 
 def scrub_jsonl(in_path: str | Path, out_path: str | Path, scrubber: Any,
                 progress: Callable[[str], None] | None = None) -> int:
     """Write the scrubbed lines; returns how many. `scrubber` is a privacy.scrubber.Scrubber."""
     in_path, out_path = Path(in_path), Path(out_path)
-    if not in_path.is_file():
-        raise InputError(f"{in_path}: no such file")
-    total = sum(1 for _ in read_texts(in_path))  # check every line before writing anything
+    check_output(in_path, out_path, InputError)
+    total = sum(1 for _ in read_id_texts(in_path, InputError))  # check every line before writing anything
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
     tmp = out_path.with_name(out_path.name + ".part")
     started = last = time.monotonic()
@@ -45,9 +37,15 @@ def scrub_jsonl(in_path: str | Path, out_path: str | Path, scrubber: Any,
     try:
         with open(tmp, "w", encoding="utf-8") as out:
             batch: list[tuple[Any, str]] = []
-            for item in read_texts(in_path):
-                batch.append(item)
-                if len(batch) == BATCH:
+            for n, item in enumerate(read_id_texts(in_path, InputError), start=1):
+                if len(item[1]) >= LONG_TEXT:  # said before the wait, and scrubbed on its own
+                    done += _write(out, batch, scrubber)
+                    say(f"text {n:,} of {total:,} (id {item[0]!r}) holds {len(item[1]):,} characters: "
+                        "scrubbing it alone, in time that grows with its length")
+                    batch = [item]
+                else:
+                    batch.append(item)
+                if len(batch) == BATCH or len(item[1]) >= LONG_TEXT:
                     done += _write(out, batch, scrubber)
                     batch = []
                     if time.monotonic() - last >= PROGRESS_SECONDS:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from privacy.recognizers import DETECTORS, digit_context, windows  # first: it imports Presidio
+from privacy.recognizers import DETECTORS, digit_context, pieces, windows  # first: it imports Presidio
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResult  # isort: skip
 from presidio_analyzer.nlp_engine import NoOpNlpEngine  # isort: skip
 from presidio_anonymizer import AnonymizerEngine  # isort: skip
@@ -99,14 +99,22 @@ class Scrubber:
         digits = digit_context(text)
         hinted = [d for d in self.detectors if d.hint(text, digits)]
         whole = [d.entity for d in hinted if d.window is None]
-        results = self.analyzer.analyze(text, "en", entities=whole) if whole else []
+        results = self._analyzed(text, 0, len(text), whole) if whole else []
         for d in hinted:
             if d.window is not None:
                 for start, end in windows(text, d.window):
-                    for r in self.analyzer.analyze(text[start:end], "en", entities=[d.entity]):
-                        r.start, r.end = r.start + start, r.end + start
-                        results.append(r)
+                    results += self._analyzed(text, start, end, [d.entity])
         return [r for r in results if r.score >= self._min_score[r.entity_type]]
+
+    def _analyzed(self, text: str, start: int, end: int, entities: list[str]) -> list[RecognizerResult]:
+        """Presidio's findings in text[start:end], as offsets into text, read in bounded pieces."""
+        out = []
+        for lo, hi, own_lo, own_hi in pieces(text, start, end):
+            for r in self.analyzer.analyze(text[lo:hi], "en", entities=entities):
+                r.start, r.end = r.start + lo, r.end + lo
+                if own_lo <= r.start < own_hi:
+                    out.append(r)
+        return out
 
     def find_many(self, texts: Sequence[str], names: bool = True, structured: bool = True) -> list[list[Found]]:
         """The spans that would be replaced in each text (non-overlapping, in text order)."""

@@ -86,3 +86,52 @@ def test_long_inputs_report_their_progress(tmp_path, monkeypatch):
                                Scrubber(["phone"]), progress=said.append)
     assert n == 7 and said[0].startswith("scrubbed 2 of 7 texts") and said[-1].startswith("scrubbed 6 of 7 texts")
     assert all(json.loads(line)["text"].endswith("[PHONE]") for line in (tmp_path / "out.jsonl").read_text().splitlines())
+
+
+def test_a_json_error_is_said_whole_with_its_column(tmp_path):
+    given = tmp_path / "in.jsonl"
+    given.write_text('{"id": 1, "text": "a line\tbroken"}\n', encoding="utf-8")
+    proc = express("scrub", "--input", str(given), "--output", str(tmp_path / "out.jsonl"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"express scrub: {given}:1: not valid JSON (Invalid control character at column 26)"
+
+
+def test_an_output_folder_that_does_not_exist_is_named_not_an_errno(tmp_path):
+    given = _write(tmp_path / "in.jsonl", TEXTS)
+    proc = express("scrub", "--input", str(given), "--output", str(tmp_path / "nowhere" / "out.jsonl"))
+    assert proc.returncode == 2 and "Errno" not in proc.stderr
+    assert proc.stderr.strip() == f"express scrub: {tmp_path / 'nowhere'}: no such folder (for the output " \
+                                  f"{tmp_path / 'nowhere' / 'out.jsonl'})"
+
+
+def test_a_byte_order_mark_before_the_first_line_is_read_past(tmp_path):
+    given = tmp_path / "in.jsonl"
+    given.write_bytes(b"\xef\xbb\xbf" + _write(tmp_path / "plain.jsonl", TEXTS).read_bytes())
+    proc = express("scrub", "--input", str(given), "--output", str(tmp_path / "out.jsonl"))
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_text().splitlines()] == [1, "b", 3]
+
+
+def test_the_input_is_never_overwritten_by_its_own_output(tmp_path):
+    given = _write(tmp_path / "in.jsonl", TEXTS)
+    before = given.read_bytes()
+    for output in (given, tmp_path / "." / "in.jsonl"):
+        proc = express("scrub", "--input", str(given), "--output", str(output))
+        assert proc.returncode == 2 and "the output is the input file" in proc.stderr
+    assert given.read_bytes() == before
+
+
+def test_a_very_long_text_is_announced_before_it_is_scrubbed(tmp_path, monkeypatch):
+    """One text of many characters is said (its line, its id, its length) before the wait."""
+    from privacy import scrub_file
+    from privacy.scrubber import Scrubber
+
+    monkeypatch.setattr(scrub_file, "LONG_TEXT", 1_000)
+    said: list[str] = []
+    rows = [TEXTS[0], {"id": "long", "text": " ".join(["I feel fine, call 0176 123 4567."] * 60)}, TEXTS[2]]
+    n = scrub_file.scrub_jsonl(_write(tmp_path / "in.jsonl", rows), tmp_path / "out.jsonl", Scrubber(["phone"]),
+                               progress=said.append)
+    assert n == 3 and said == [f"text 2 of 3 (id 'long') holds {len(rows[1]['text']):,} characters: scrubbing it "
+                                "alone, in time that grows with its length"]
+    out = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in out] == [1, "long", 3] and out[1]["text"].count("[PHONE]") == 60
