@@ -277,7 +277,7 @@ RANGES: dict[str, dict[str, tuple[float | None, float | None]]] = {
     "orchestrate": {"shard_lines": (1, None), "workers": (0, None), "in_process_below_mb": (0, None)},
     "evaluate": {"concurrency": (0, None), "timeout": (0.001, None), "max_retries": (0, None), "backoff": (0, None),
                  "temperature": (0, 2), "max_tokens": (0, None), "seed": (0, None), "context_words": (1, None),
-                 "top_k": (1, None), "batch_size": (1, None), "bootstrap": (0, None)},
+                 "top_k": (1, None), "batch_size": (1, None), "bootstrap": (0, None), "cutoff_min_rows": (1, None)},
 }
 
 

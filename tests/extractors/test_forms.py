@@ -39,8 +39,7 @@ def test_extract_jsonl_passes_forms(tmp_path):
     ("I'm feeling sad", "sad", False),            # the reference regexes never see it
     ("I've been sad", "sad", False),
     ("I don't feel sad", "sad", False),           # an apostrophe ends the \\w+ gap words
-    ("I feel so, so sad", "sad", False),          # a comma may stand between phrase words, but the
-                                                  # script's re-joined phrase lost the word
+    ("I feel so, so sad", "sad", True),           # a comma may stand between phrase words
     ("I feel - sad", "sad", False),               # other punctuation ends the phrase
     ("I feel that we were very sad", "sad", False),  # beyond the 4-word phrase
 ])

@@ -106,17 +106,18 @@ TABLE = [
     ("I was never really upset.", [("upset", "family2", True)], "neg never really"),
     ("I did not even feel sad.", [("sad", "family1", True)], "neg did not even"),
     ("I'm not sure what to do.", [], "neg 'sure' is not an emotion word"),
+    # what the authors' script lost to its offset faults is found, at exact offsets: the behaviour
+    # of EXPRESS's patterns, not its faults
+    ("Ok. Still feeling anxious.", [("anxious", "family3", False)], "f3 second sentence: offset added once"),
+    ("Long day at work. Feeling so tired!", [("tired", "family3", False)], "f3 offset in later sentence"),
+    ("I feel so, so lonely.", [("lonely", "family1", False)], "f1 a comma before the word"),
 ]
 
 
 # Forms the reference patterns never label (I'm feeling, I've been, don't feel, markdown inside
-# the trigger), and finds the authors' script lost to its offset faults (a comma before the word
-# in its phrase, family 3 after the first sentence): with forms="reference" (the default) they give
-# nothing; with "extended" they are found, at exact offsets, and their rule says so.
+# the trigger): with forms="reference" (the default) they give nothing; with "extended" they are
+# found, at exact offsets, and their rule says so.
 EXTENDED_TABLE = [
-    ("Ok. Still feeling anxious.", [("anxious", "family3", False)], "f3 second sentence: offset added once"),
-    ("Long day at work. Feeling so tired!", [("tired", "family3", False)], "f3 offset in later sentence"),
-    ("I feel so, so lonely.", [("lonely", "family1", False)], "f1 a comma before the word"),
     ("I’m feeling overwhelmed.", [("overwhelmed", "family1", False)], "f1 curly apostrophe"),
     ("Im feeling lonely tonight.", [("lonely", "family1", False)], "f1 Im without apostrophe"),
     ("I can't help but feel overwhelmed.", [("overwhelmed", "family1", False)], "f1 three words between"),
@@ -161,14 +162,12 @@ def test_offsets_survive_rejoined_phrases_and_odd_spacing(extended_extractor):
     assert mask_text(text, found) == "Well...  I   feel\tso ,  very   <mask> !!  And   I'm    <mask>."
 
 
-def test_family3_offset_is_not_added_twice(extractor, extended_extractor):
+def test_family3_offset_is_not_added_twice(extractor):
     """The authors added the sentence offset twice for family 3; a long prefix would push
-    the span far off (so EXPRESS labels none there: an extended form). Here the disclosure sits
-    behind 2,000 characters of other sentences."""
+    the span far off. Here the disclosure sits behind 2,000 characters of other sentences."""
     prefix = "We walked the dog in the park. " * 65
     text = prefix + "Feeling really lonely tonight."
-    assert extractor.extract(text) == []
-    (d,) = extended_extractor.extract(text)
+    (d,) = extractor.extract(text)
     assert (d.pattern, text[d.start:d.end]) == ("family3", "lonely")
     assert d.start == len(prefix) + len("Feeling really ")
 
