@@ -21,7 +21,7 @@ def test_a_unicode_line_separator_inside_a_string_does_not_split_the_line(tmp_pa
 
 
 @pytest.mark.parametrize("bad, message", [
-    (b"{oops", "not valid JSON (Expecting property name enclosed in double quotes)"),
+    (b"{oops", "not valid JSON (Expecting property name enclosed in double quotes column 2)"),
     (b"[1, 2]", "each line must be a JSON object"),
     (b'"just a string"', "each line must be a JSON object"),
     (b'{"text": "caf\xe9"}', "not valid UTF-8 (invalid continuation byte at byte 13)"),
