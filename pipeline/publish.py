@@ -14,7 +14,7 @@ from review.build import run_review
 from schemas.config import Recipe
 from warehouse.layout import RunPaths, Warehouse
 from warehouse.manifest import run_fields
-from warehouse.publish import Release, ensure_registered, publish_release
+from warehouse.publish import PublishError, Release, ensure_registered, publish_release
 
 
 def find_published(wh: Warehouse, run_id: str) -> Published | None:
@@ -55,6 +55,11 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: 
     if existing is not None:  # a kill may have landed before the catalog registration: ensure the views
         ensure_registered(wh, Release.at(Path(existing.path)))
         return existing
+    ingest = assembled.ingest
+    if ingest.read and ingest.malformed == ingest.read:  # not "every post was dropped": none was a post
+        raise PublishError(f"no examples to publish: {ingest.read:,} line(s) read, none of them a Reddit post as JSON "
+                           f"(is the input a dump of one post a line?); each line's reason is in the quarantine, "
+                           f"{wh.quarantine_dir(run_id) / 'ingest.parquet'}")
     recipe = load_saved_recipe(run.recipe)
     index = run_review(run)
     review = {"review": index.describe()} if index is not None else {}

@@ -86,6 +86,9 @@ def check_inputs(inputs: list[str]) -> None:
             raise InputError(f"{p}: not a file")
         if not os.access(p, os.R_OK):
             raise InputError(f"{p}: not readable (permission denied)")
+        if not any(p.match(pattern) for pattern in DUMP_PATTERNS):
+            raise InputError(f"{p}: not a dump this build reads (a file of one Reddit post as JSON a line: "
+                             f"{', '.join(DUMP_PATTERNS)}); decompress or convert it first")
 
 
 def input_record(path: str, sha256: str | None = None) -> dict[str, Any]:

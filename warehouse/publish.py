@@ -104,6 +104,8 @@ def publish_release(
     dataset = recipe.dataset.name
     warehouse.dataset_dir(dataset).mkdir(parents=True, exist_ok=True)
     with file_lock(warehouse.lock_path(dataset)):
+        for left in warehouse.dataset_dir(dataset).glob(".tmp-v*"):  # a publish killed mid-way (we hold the lock)
+            shutil.rmtree(left, ignore_errors=True)
         version = version or warehouse.next_version(dataset)
         final = warehouse.release_dir(dataset, version)
         if final.exists():

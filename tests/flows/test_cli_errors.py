@@ -185,3 +185,28 @@ def test_a_recipe_number_out_of_kind_or_range_stops_the_build_before_any_run(tmp
     assert proc.returncode == 2
     [line] = short_error(proc, f"{config} {message}")
     assert not (tmp_path / "wh" / "runs").exists()
+
+
+def test_a_file_of_another_format_named_directly_is_refused_before_any_run(tmp_path):
+    import gzip
+
+    given = tmp_path / "RS_2024-01.gz"
+    given.write_bytes(gzip.compress(b'{"id": "a1", "title": "t", "selftext": "I feel sad"}\n'))
+    proc = express("build", "--input", str(given), "--warehouse", str(tmp_path / "wh"))
+    assert proc.returncode == 2
+    [line] = short_error(proc, f"{given}: not a dump this build reads", "*.zst, *.jsonl, *.ndjson")
+    assert not (tmp_path / "wh" / "runs").exists()
+
+
+def test_a_dump_of_no_posts_says_so_instead_of_every_post_dropped(tmp_path):
+    """A JSON array saved as .jsonl (json.dump writes it on one line, or indented over many): every
+    line is malformed, and the message says what was read."""
+    given = tmp_path / "posts.jsonl"
+    posts = [{"id": f"p{i}", "title": "t", "selftext": "I feel so sad today"} for i in range(5)]
+    given.write_text(json.dumps(posts, indent=2) + "\n")
+    proc = express("build", "--input", str(given), "--warehouse", str(tmp_path / "wh"))
+    assert proc.returncode == 2
+    lines = sum(1 for line in given.read_text().splitlines() if line.strip())
+    short_error(proc, f"{lines} line(s) read, none of them a Reddit post as JSON", "ingest.parquet")
+    assert "every post was dropped" not in proc.stderr
+    assert not list((tmp_path / "wh").glob("*/v1"))

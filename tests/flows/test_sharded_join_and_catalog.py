@@ -4,9 +4,10 @@ import hashlib
 import json
 from pathlib import Path
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
+
+from warehouse import catalog
 
 REPO = Path(__file__).resolve().parents[2]
 SHARD_LINES = 40
@@ -81,7 +82,7 @@ def test_sharded_build_joins_comments_to_nsfw_submissions_like_the_unsharded_bui
 
 
 def _views(wh: Path) -> dict[str, int]:
-    con = duckdb.connect(str(wh / "catalog.duckdb"), read_only=True)
+    con = catalog.connect(wh)
     try:
         names = [r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]
         return {n: con.execute(f"SELECT count(*) FROM {n}").fetchone()[0] for n in names}
@@ -90,7 +91,7 @@ def _views(wh: Path) -> dict[str, int]:
 
 
 def _view_sql(wh: Path, name: str) -> str:
-    con = duckdb.connect(str(wh / "catalog.duckdb"), read_only=True)
+    con = catalog.connect(wh)
     try:
         return con.execute("SELECT sql FROM duckdb_views() WHERE view_name = ?", [name]).fetchone()[0]
     finally:
@@ -116,7 +117,7 @@ def test_rerun_and_publish_restore_catalog_views_of_an_already_published_run(joi
     # a newer release exists: restoring v1's views must not repoint `latest` back at v1
     examples = wh / "runs" / sharded_join_build["run_id"] / "examples.parquet"
     v2 = publish_release(examples, Warehouse.at(wh), load_recipe(join_inputs["config"]), {"run_id": "another-run"})
-    con = duckdb.connect(str(wh / "catalog.duckdb"))
+    con = catalog.connect(wh, read_only=False)
     con.execute("DROP VIEW express_demo_v1_train")
     con.close()
     published = publish_flow(str(wh), sharded_join_build["run_id"])

@@ -4,12 +4,12 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe
 from schemas.records import EXAMPLES, Example
+from warehouse import catalog
 from warehouse.catalog import list_views
 from schemas.vocabulary import Vocabulary
 from warehouse.gate import js_divergence, run_gate
@@ -122,7 +122,7 @@ def test_test_only_mode_puts_every_example_in_test(tmp_path):
     rel = publish_release(_write(tmp_path / "ex.parquet", _good(50)), wh, recipe, {})
     assert rel.manifest()["rows"] == {"test": 50} and rel.manifest()["split_mode"] == "test_only"
     assert list(rel.split_files()) == ["test"]
-    con = duckdb.connect(str(wh.catalog), read_only=True)
+    con = catalog.connect(wh)
     assert con.execute("SELECT count(*) FROM express_v1_test").fetchone()[0] == 50
 
 
