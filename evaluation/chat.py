@@ -109,11 +109,17 @@ class ChatPredictor(PromptedPredictor):
             import openai
 
             try:
-                self.client().models.list()
+                listed = self.client().models.with_raw_response.list()
             except openai.APIConnectionError as exc:
                 raise ChatConfigError(f"cannot reach the server at {self.where}: {exc.__cause__ or exc}") from None
             except openai.APIStatusError as exc:  # it answered: up, whatever it thinks of the request
                 self._check_status(exc)
+            else:
+                kind = listed.headers.get("content-type", "")
+                if "json" not in kind:  # a web page, a proxy's sign-in: no API answers so
+                    raise ChatConfigError(f"{self.where} is not an OpenAI-compatible API: GET {self.where}/models "
+                                          f"answered {listed.status_code} with {kind or 'no content type'}, not JSON "
+                                          f"(a server's base URL usually ends in /v1)") from None
             root = self.base_url.rstrip("/").removesuffix("/v1") if self.base_url else ""
             slots = None
             if root:
@@ -201,7 +207,8 @@ class ChatPredictor(PromptedPredictor):
                         raise ChatConfigError(f"the server at {self.where} went away: {status} after "
                                               f"{attempt + 1} attempts") from None
                     self._count("failed")
-                    return Prediction(None, error=f"{status} after {attempt + 1} attempts")
+                    said = f": {str(exc.message)[:200]}" if isinstance(exc, openai.APIStatusError) else ""
+                    return Prediction(None, error=f"{status} after {attempt + 1} attempts{said}")
                 delay = self._delay(exc, attempt)
                 log.warning("request failed (%s); retry %d/%d in %.2fs", status, attempt + 1, self.options.max_retries, delay)
                 self._count("retries")

@@ -160,6 +160,7 @@ def evaluate_release(
     _write_json(out / "config.json", config)
     usage: Counter[str] = Counter()
     counts: Counter[str] = Counter()
+    first_error: list[str] = []
     try:  # a model that cannot be loaded, a server that is down: a failed run that says why
         runner = cls(opts)
         if callable(getattr(runner, "fit", None)):
@@ -185,11 +186,16 @@ def evaluate_release(
                         record["cached"] = True
                     counts["cached"] += pred.cached
                     counts["errors"] += pred.error is not None
+                    if pred.error is not None and not first_error:
+                        first_error.append(pred.error)
                     for key in USAGE_KEYS:
                         usage[key] += (pred.usage or {}).get(key, 0) * (not pred.cached)
                     fh.write(json.dumps(record, ensure_ascii=False) + "\n")
                 fh.flush()
                 progress.reach(done + len(batch))
+        if progress.done and counts["errors"] == progress.done:  # nothing to score: a failed run, not zeros
+            raise PredictorError(f"no answer came back: all {progress.done:,} requests of '{predictor}' failed "
+                                 f"(the first: {first_error[0]}); the run is kept as failed in {out}")
     except BaseException as exc:
         config.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:500])
         _write_json(out / "config.json", config)

@@ -64,6 +64,9 @@ def _pair(row: dict[str, Any], p: Path, line_no: int, labels_field: str | None,
     except ValueError as exc:
         raise ValueError(f"{p}:{line_no}: {exc}") from exc
     out = row[output_field]
+    if out is None and "error" not in row:  # a run's failed request says why it has no answer; else a gap
+        raise ValueError(f"{p}:{line_no}: '{output_field}' is null: no answer to score (a run's failed request "
+                         "carries its 'error' and counts as an invalid answer)")
     return labels, out if out is None or isinstance(out, str) else json.dumps(out)
 
 

@@ -86,10 +86,12 @@ def rows_in_window(path: str | Path, window: Window) -> int:
 
 
 def check_window(path: str | Path, window: Window, what: str) -> int:
-    """Rows of the split file in the window; an empty window is an error that says when the split's rows
-    were posted."""
+    """Rows of the split file in the window; a run of no rows is an error, said before any work (a
+    run of zero rows would store zeros for every metric), with when the split's rows were posted."""
     n = rows_in_window(path, window)
-    if n == 0 and not window.everything:  # (an empty split without a window is scored as before: zero rows)
+    if n == 0 and window.everything:
+        raise ValueError(f"{what} has no rows; nothing was scored")
+    if n == 0:
         times = created_times(path)
         span = f"its rows were posted {iso(int(times.min()))} to {iso(int(times.max()))}" if len(times) else "it has none"
         raise ValueError(f"no rows of {what} were posted in the window {window.label} ({span}); nothing was scored")

@@ -93,3 +93,53 @@ def test_context_words_changes_what_the_tfidf_baseline_reads_around_each_mask(ti
         answers[flags] = [p["output"] for p in read_run_predictions(Path(out["path"]))]
     default, narrow = answers.values()
     assert len(default) == len(narrow) > 0 and default != narrow
+
+
+def _refused(tiny_release, capsys, *flags: str) -> tuple[int, str]:
+    code = main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
+                 "--split", "test", "--no-report", "--bootstrap", "0", *flags])
+    return code, capsys.readouterr().err
+
+
+def _runs(tiny_release) -> set[str]:
+    root = Path(tiny_release["warehouse"]) / "evaluations"
+    return {p.name for p in root.iterdir()} if root.exists() else set()
+
+
+def test_a_web_page_where_the_api_should_be_is_said_in_one_line(tiny_release, prefect_harness, capsys):
+    with FakeOpenAIServer() as server:
+        server.models_page = "<!doctype html><html><body>Welcome to nginx!</body></html>"
+        code, err = _refused(tiny_release, capsys, *chat(server, "m-html"))
+        assert not server.requests  # no chat request was sent
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"{server.base_url} is not an OpenAI-compatible API: GET {server.base_url}/models answered 200 with " \
+           "text/html" in err
+
+
+def test_a_server_that_fails_every_request_fails_the_run_which_stays_off_the_leaderboard(tiny_release, prefect_harness,
+                                                                                        capsys):
+    from evaluation.runs import leaderboard
+    from warehouse.layout import Warehouse
+
+    before = _runs(tiny_release)
+    with FakeOpenAIServer() as server:
+        server.fail_every_chat = 501
+        code, err = _refused(tiny_release, capsys, *chat(server, "m-501"), "--max-retries", "0")
+    assert code == 2 and "Traceback" not in err, err
+    assert "no answer came back" in err and "501" in err and "chat completions are not implemented here" in err
+    (new,) = _runs(tiny_release) - before
+    config = json.loads((Path(tiny_release["warehouse"]) / "evaluations" / new / "config.json").read_text())
+    assert config["status"] == "failed"
+    board = leaderboard(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], "test", latest_only=False)
+    assert board and new not in {r.run_id for r in board}
+
+
+@pytest.mark.parametrize("limit", ["0", "-3"])
+def test_a_limit_below_one_row_is_refused_before_any_work(tiny_release, prefect_harness, capsys, limit):
+    before = _runs(tiny_release)
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
+              "--limit", limit])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"argument --limit: must be at least 1, got {limit}" in err
+    assert _runs(tiny_release) == before

@@ -115,3 +115,18 @@ def test_a_row_missing_a_field_or_a_csv_missing_a_column_names_the_file(tmp_path
     no_column.write_text("labels,answer\n\"['sad']\",sad\n")
     _refused(capsys, ["score", "--predictions", str(no_column)], str(no_column), "no column 'output'")
     _refused(capsys, ["score", "--predictions", str(tmp_path / "missing.jsonl")], "missing.jsonl")
+
+
+def test_a_null_answer_is_an_error_naming_its_line_unless_a_run_says_its_request_failed(tmp_path, capsys):
+    """A gap in a user's file is not a wrong answer; a run's failed request carries its error and
+    counts as invalid, as the run scored it."""
+    gap = tmp_path / "gap.jsonl"
+    gap.write_text(json.dumps({"labels": ["sad"], "output": "['sad']"}) + "\n"
+                   + json.dumps({"labels": ["happy"], "output": None}) + "\n", encoding="utf-8")
+    _refused(capsys, ["score", "--predictions", str(gap)], f"{gap}:2:", "'output' is null")
+    failed = tmp_path / "failed.jsonl"
+    failed.write_text(json.dumps({"labels": ["sad"], "output": "['sad']"}) + "\n"
+                      + json.dumps({"labels": ["happy"], "output": None, "error": "501 after 1 attempts"}) + "\n",
+                      encoding="utf-8")
+    scores = _scored(capsys, "--predictions", str(failed))
+    assert scores["rows"] == 2 and scores["VRate"] == 0.5 and scores["AccL"] == 0.5

@@ -7,7 +7,9 @@ of seconds to stall before answering (the client times out first). Without a fau
 and Authorization header is recorded, and the most requests it held at once (`max_in_flight`);
 `hold_until_in_flight = n` holds each request until n are in (at most 30 s), so a client that
 sends n at once is seen sending them together.
-`refuse_response_format` makes it answer 400 to any request with a response_format.
+`refuse_response_format` makes it answer 400 to any request with a response_format;
+`fail_every_chat = 501` answers every chat request with that status; `models_page` answers
+GET /v1/models with that HTML page (200), as a web server put where the API should be would.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ class FakeOpenAIServer:
         self.responder = responder
         self.faults: deque[str | float] = deque()
         self.refuse_response_format = False
+        self.fail_every_chat: int | None = None
+        self.models_page: str | None = None
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self.max_in_flight = 0
@@ -82,6 +86,17 @@ class FakeOpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") == "/v1/models" and fake.models_page is not None:
+                    page = fake.models_page.encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                    self.send_header("Content-Length", str(len(page)))
+                    self.end_headers()
+                    self.wfile.write(page)
+                    return
+                self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 if self.path.rstrip("/") != "/v1/chat/completions":
@@ -105,6 +120,10 @@ class FakeOpenAIServer:
                         fake._in_flight -= 1
 
             def _answer(self, body: dict[str, Any], fault: str | float | None) -> None:
+                if fake.fail_every_chat is not None:
+                    self._send(fake.fail_every_chat, {"error": {"message": "chat completions are not implemented here",
+                                                                "type": "not_implemented"}})
+                    return
                 if fault is None and fake.refuse_response_format and "response_format" in body:
                     self._send(400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}})
                     return
