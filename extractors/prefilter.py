@@ -30,8 +30,7 @@ TRIGGER = regex.compile(
 # behind; [ \t\v\f\r] is what `regex` counts as [^\S\n] in ASCII (not \x1c-\x1f, which `re`
 # would), and ASCII text has no curly apostrophe. An "i" is a trigger's only if the next character
 # can start one of the forms ([ \t\x0b\x0c\r'mv]): that lookahead, checked before the lookbehind,
-# sets most of a text's i's aside at once (the "be" scan: 7.1 -> 3.0 us a 900-character post).
-# Both scans: 5.6 us, where TRIGGER's cost 22 (stdlib `re` on TRIGGER itself: 51);
+# sets most of a text's i's aside at once. Both scans cost a fraction of TRIGGER's (bench/history.md);
 # tests/extractors/test_prefilter.py proves the spans equal.
 _H_CHARS = r" \t\x0b\x0c\r"
 _H = rf"[{_H_CHARS}]"
@@ -41,8 +40,8 @@ _BE_LOWER = re.compile(
 # Sentence ends: terminal punctuation followed by space, or line breaks. The definition, and the
 # same ends found faster as two stdlib scans that each start with what they look for (a mark, a
 # line break), merged in `_sentence_ends`: the mark is consumed instead of looked behind at every
-# position, and _WHITE is exactly what `regex` takes for \s (`re` adds \x1c-\x1f). 20 us a
-# 900-character post where the scan with _SENT_END cost 70 (tests/extractors/test_prefilter.py).
+# position, and _WHITE is exactly what `regex` takes for \s (`re` adds \x1c-\x1f); the same ends as
+# _SENT_END finds (tests/extractors/test_prefilter.py).
 _SENT_END = regex.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
 _WHITE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _MARK_END = re.compile(rf"[.!?…][\"'”’)\]]*[{_WHITE}]+")

@@ -35,7 +35,7 @@ FAMILY2 = regex.compile(
 # The same two patterns for ASCII text (after the typography below) lowercased once, as stdlib
 # patterns that start with the literal "i" and check the word boundary behind it: in such text
 # the only white space is " " and "\n", where `re` and `regex` agree, and case needs no folding.
-# ~4x cheaper than the IGNORECASE scans (tests/extractors/test_forms.py proves the spans equal).
+# cheaper than the IGNORECASE scans (tests/extractors/test_forms.py proves the spans equal).
 _FAMILY1_ASCII = re.compile(
     r"i(?<!\wi)\b(?:\s+\w+){0,3}?\s+(?:feel|felt|am feeling|feeling|was feeling|had felt|have felt)"
     r"\s+(" + _WORDS % 3 + ")")

@@ -51,8 +51,8 @@ class RegexWordPieceTokenizer:
 
     @staticmethod
     def at_most(text: str) -> int:
-        """An upper bound of count(text) from character counts alone (~22 us where count costs
-        ~130 for a 900-character post). Every non-ASCII character is taken as a mark (one token; it
+        """An upper bound of count(text) from character counts alone (a fraction of what count
+        costs). Every non-ASCII character is taken as a mark (one token; it
         can only split a run of letters or digits, never join two), and a run of L letters as
         (L + 5) / 6 tokens (it is ceil(L / 6)), digits likewise in threes."""
         b = text.encode("ascii", "replace").translate(_CLASSES)

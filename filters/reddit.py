@@ -94,8 +94,8 @@ class CrosspostFilter:
 @dataclass
 class LengthFilter:
     """Too few or too many words (`str.split()` words). This runs on every post of a dump, so the
-    words are counted only as far as a bound needs: the first min_words + 1 of them (2 us, where
-    splitting a 900-character post costs 11), and all of them only for a text long enough to
+    words are counted only as far as a bound needs: the first min_words + 1 of them (splitting a whole
+    post costs much more), and all of them only for a text long enough to
     hold more than max_words (n words take at least 2n - 1 characters)."""
 
     min_words: int = 0
@@ -113,7 +113,7 @@ class LengthFilter:
 
 def normalised_hash(text: str) -> bytes:
     """16-byte hash of the text with case and white space folded."""
-    # str.split() splits on exactly the characters `\s` matches: same as sub(r"\s+", " ").strip(), 5x faster
+    # str.split() splits on exactly the characters `\s` matches: same as sub(r"\s+", " ").strip(), faster
     return hashlib.blake2b(" ".join(text.lower().split()).encode(), digest_size=16).digest()
 
 
@@ -121,7 +121,7 @@ def normalised_hash(text: str) -> bytes:
 class ExactDuplicateFilter:
     """Drops a post whose normalised text (case and white space folded) was seen before.
 
-    Memory: 16 bytes of hash (plus set overhead, ~80 B) per kept post.
+    Memory: 16 bytes of hash (plus the set's overhead) per kept post.
     """
 
     stateful: ClassVar[bool] = True

@@ -8,7 +8,7 @@ a frequent English word by wordfreq that is not a census first name ("Unfortunat
 are no cues; "Chris" is); a word after a title ("Mrs. Brown") always is. Sentence-initial names
 ("Mike and I ...") are cues because names are not in those lists. NER reads only the WINDOW
 words before and after each cue, within its sentence (the sm model looks a few tokens either way):
-on real Reddit segments that is ~3 % of the words and finds the real names NER finds on every
+on real Reddit segments that is a small share of the words and finds the real names NER finds on every
 sentence but 4 of them (bench/pii.py; docs/sources-and-filters.md). Found spans are trimmed to their name words
 and dropped when no word is capitalized (NER's false names on Reddit text are mostly lower-case
 words or acronyms), when every word is a common or emotion word (an emotion word is never
@@ -47,7 +47,7 @@ from schemas.lexicon import lexicon_terms
 _TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
 # A sentence ends after . ! ? (and closing quotes/brackets) before a space, or at a line break;
 # not after a title or abbreviation ("Mrs. Thompson" stays one sentence).
-_SENTENCE = regex.compile(r"(?:[^\n.!?]++|(?<=\b" + _TITLES + r")\.|[.!?]+(?![\s\"')\]]|$))*+"  # possessive: 3x faster
+_SENTENCE = regex.compile(r"(?:[^\n.!?]++|(?<=\b" + _TITLES + r")\.|[.!?]+(?![\s\"')\]]|$))*+"  # possessive: faster
                           r"(?:[.!?]+(?:[\"')\]]+[.!?]*)*(?=\s|$)|\n|$)", regex.IGNORECASE)
 _NAME_TITLES = (r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|Miss|Aunt|Uncle|Coach|Officer|Detective|Pastor|Captain|Capt"
                 r"|Colonel|Col|Sergeant|Sgt|Lt|Lieutenant)")  # a word after one is always a cue
@@ -62,7 +62,7 @@ _CAPITALIZED = regex.compile(r"(?<![\p{L}\p{N}_'’/\[@#.-])\p{Lu}[\p{L}'’-]*"
 _PROTECTED = regex.compile(r"(?<![\w/])/?r/\w+|\[[A-Z]+\]")  # subreddit names and our placeholders
 _TOKEN = regex.compile(r"\S+")
 # Words before and after a cue that NER reads (None: the whole sentence). On the dev file's real
-# segments (2, 3) finds every name (3, 3) finds with 10 % fewer words; a shorter right side loses names.
+# segments (2, 3) finds every name (3, 3) finds, reading fewer words; a shorter right side loses names.
 WINDOW: tuple[int, int] | None = (2, 3)
 _LEAD = regex.compile(r"[^\p{L}]+")
 _TAIL = regex.compile(r"(?:['’]s?)?[^\p{L}]*$")

@@ -7,7 +7,7 @@ public-suffix list (Presidio's default asks the internet for it), US SSNs that a
 refused for impossible number groups, and Reddit `u/` handles, `@handles` and Discord tags.
 Each recognizer has a cheap hint: a test that is true of every text it can match, so most texts
 never reach its patterns. Hints that need digits look only at the few characters around the
-text's digits (digit_context), which made the hints ~30x cheaper on 100-300-word posts.
+text's digits (digit_context), which made the hints much cheaper on 100-300-word posts.
 """
 from __future__ import annotations
 
@@ -236,7 +236,7 @@ def digit_context(text: str) -> str:
     """The text around its digit runs (runs closer than 2 * DIGIT_MARGIN merged), pieces joined by
     line breaks. Every digit pattern below allows at most 3 characters between two digits and 2
     before the first, so it matches here wherever it matches the text; this is a few dozen
-    characters of a post, where scanning the whole post with each pattern cost ~25 us."""
+    characters of a post, where scanning the whole post with each pattern cost far more."""
     pieces: list[str] = []
     start = end = -1
     for lo, hi in digit_runs(text):
@@ -272,7 +272,7 @@ def _ip_hint(text: str, digits: str) -> bool:
 
 def _address_hint(text: str, digits: str) -> bool:
     """A number placed as a street number is (address_windows), or a ship's name of a military
-    address: most numbers in posts are not, and Presidio's analyzer costs ~80 us a call."""
+    address: most numbers in posts are not, and a call of Presidio's analyzer is costly."""
     if has_postal_cue(text):
         return True
     if not digits and _SHIP_HINT.search(text) is None:

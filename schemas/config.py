@@ -225,9 +225,8 @@ class EvaluateConfig(PredictorFields, LiveFields):
 class OrchestrateConfig:
     """How a build runs (pipeline/, flows/build.py) and the scheduled rebuild (flows/deployments.py)."""
 
-    # Lines per shard: each shard costs ~0.25 s of Prefect and Dask bookkeeping per step (client,
-    # API server and worker), so 100,000 halves it against 50,000 (1M posts: 1 worker 167 -> 164 s,
-    # 2 workers 122 -> 115-119 s, peak RSS 1,312 MB; bench/README.md); memory stays bounded by it.
+    # Lines per shard: each shard costs Prefect and Dask bookkeeping per step (client, API server
+    # and worker), so fewer, larger shards cost less (bench/README.md); memory stays bounded by it.
     shard_lines: int = 100_000
     workers: int = 2  # local Dask workers for inputs of in_process_below_mb or more
     in_process_below_mb: int = 32  # smaller inputs run in the build's own process (--workers 0)

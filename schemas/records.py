@@ -83,7 +83,7 @@ class Example:
         return row
 
 
-# Field names, read once: `dataclasses.asdict` deep-copies every value and costs ~10x more per row,
+# Field names, read once: `dataclasses.asdict` deep-copies every value and costs much more per row,
 # which shows at millions of posts.
 _DISCLOSURE_FIELDS = tuple(f.name for f in fields(Disclosure))
 _EXAMPLE_FIELDS = tuple(f.name for f in fields(Example))

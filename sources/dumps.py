@@ -3,7 +3,7 @@
 Lines are split as bytes and decoded one by one, so a UTF-8 sequence cut across decompression
 chunks is never broken and a line of garbage is quarantined without stopping the file.
 
-A line is parsed with orjson (2-3x the stdlib's speed on dump lines: bench/filters.py). Where orjson
+A line is parsed with orjson (faster than the stdlib on dump lines: bench/filters.py). Where orjson
 and the stdlib `json` could disagree, the line is read again as before (UTF-8 decode, `json.loads`),
 so every record and every quarantine reason is what the stdlib reader gives
 (tests/sources/test_dump_parser.py compares both on hostile lines):

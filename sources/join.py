@@ -2,7 +2,7 @@
 
 Stream-friendly: submission files are read first (`order_inputs`), and only the ids of flagged
 (NSFW) submissions are kept, as base-36 integers in a set: memory is about 70 bytes per flagged
-submission (a month of RS dumps with ~5M NSFW posts needs ~350 MB), independent of comment volume.
+submission, independent of comment volume.
 Comments whose submission is not among the inputs are left as they are.
 """
 from __future__ import annotations

@@ -71,8 +71,8 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
         text = f"{title}\n\n{selftext}" if selftext and not selftext.isspace() else title
     if "title" not in obj and "selftext" not in obj and "body" not in obj:
         raise NotAPost("no_text_fields")
-    # positional, in RawPost's field order (this runs for every line of a dump: keywords cost
-    # 1.8 us of its ~8); tests/sources/test_dump_fidelity.py checks that each field lands in its own
+    # positional, in RawPost's field order (this runs for every line of a dump: keywords cost a
+    # good share of it); tests/sources/test_dump_fidelity.py checks that each field lands in its own
     return RawPost(
         post_id,  # id
         text,

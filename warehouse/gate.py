@@ -7,7 +7,7 @@ GX validates pandas frames; the row-level tables reach it in chunks of at most `
 rows (results merged per expectation). Texts never reach GX or DuckDB: they are read about
 `[gate] chunk_mb` at a time, their checked facts (lengths, masks, the PII found) computed as
 columns, and dropped, so memory stays bounded however large the release and however long its
-texts, and a release is validated in a few GX runs (each costs ~0.5 s whatever its size).
+texts, and a release is validated in a few GX runs (each has a fixed cost whatever its size).
 """
 from __future__ import annotations
 
@@ -128,8 +128,8 @@ class GateTables:
         self.chunk_counts[name] = n
 
     def _frames(self, examples: bool) -> Iterator[pd.DataFrame]:
-        """The rows GX checks, gathered across the split files up to `chunk_rows` (every GX run costs
-        ~0.4 s whatever its size): for examples, their checked facts without the texts (read
+        """The rows GX checks, gathered across the split files up to `chunk_rows` (every GX run has
+        a fixed cost whatever its size): for examples, their checked facts without the texts (read
         `chunk_bytes` at a time); label rows (ids and a label) as they are."""
         held: list[pa.Table] = []
         rows = 0

@@ -43,7 +43,7 @@ def dec(x: float, digits: int = 2) -> str:
 
 
 def pct(x: float, digits: int = 1) -> str:
-    """A share as a percentage: 0.123 -> 12.3%."""
+    """A share as a percentage: 0.123 gives 12.3%."""
     _number(x)
     return f"{x:.{digits}%}"
 

@@ -3,13 +3,13 @@ answers when its SQLite database is busy.
 
 Prefect's server records task-run events in the background. A request that writes while that
 recorder holds the database (creating a flow run, most often) fails with "database is locked" and
-is answered 503; the client then retries after 2 s, then 4 s, ... . Half the flow runs of a command
-waited ~2 s that way. The lock is held for milliseconds, so here a 503 tells the client when to
+is answered 503; the client then retries after 2 s, then 4 s, ... (Prefect's backoff): many flow runs
+of a command waited so. The lock is held for milliseconds, so here a 503 tells the client when to
 retry (`Retry-After`, which Prefect's client obeys): after BUSY_FACTOR times as long as the
 database has been busy so far (since the first 503 with no other answer between), at least
 FIRST_RETRY_AFTER and at most MAX_RETRY_AFTER. A client retrying alone so waits about four times
-as long each time (~13 s over Prefect's 5 retries before a request fails, where Prefect's own
-backoff waits 62 s), and many clients meeting one short lock do not push each other's waits up.
+as long each time (a request still fails after Prefect's 5 retries, sooner than under Prefect's own
+backoff), and many clients meeting one short lock do not push each other's waits up.
 """
 from __future__ import annotations
 
