@@ -27,7 +27,7 @@ from evaluation.probe_models import LogprobsUnavailable, probe_model
 from evaluation.progress import Progress
 from evaluation.window import iso
 from schemas.config import utc_seconds
-from warehouse.layout import Warehouse
+from warehouse.layout import EvaluationPaths, Warehouse
 from warehouse.publish import Release
 
 PROBED = ("openai-compatible", "hf-chat")  # predictors whose model the probe can ask
@@ -119,7 +119,8 @@ def summarise(rows: list[dict[str, Any]], config: dict[str, Any], settings: Any)
 def probe_run(warehouse: Warehouse, run_dir: str | Path) -> dict[str, Any]:
     """Probe a complete run's rows; writes probe.jsonl and `probe` in analysis.json, returns the summary."""
     run = Path(run_dir)
-    config = json.loads((run / "config.json").read_text())
+    paths = EvaluationPaths(Path(run))
+    config = json.loads(paths.config.read_text())
     if config.get("status") != "complete":
         raise ValueError(f"probe: run {run.name} is not complete")
     check_probe(config["predictor"], "memorization")
@@ -132,7 +133,7 @@ def probe_run(warehouse: Warehouse, run_dir: str | Path) -> dict[str, Any]:
             check_alignment(model)
         except LogprobsUnavailable as exc:
             unavailable = str(exc)
-    preds = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines() if line.strip()]
+    preds = [json.loads(line) for line in paths.predictions.read_text().splitlines() if line.strip()]
     release = Release.find(warehouse, config["release"])
     texts = _texts(release, config["split"], {(p["post_id"], int(p["segment_index"])) for p in preds})
     progress = Progress(len(preds), label="probe")
@@ -156,15 +157,15 @@ def probe_run(warehouse: Warehouse, run_dir: str | Path) -> dict[str, Any]:
         print(f"[probe] Min-K% Prob skipped: {model.describe()['backend']} model '{options.model}' gives no "
               f"log-probabilities of a text's tokens ({unavailable}); the continuation probe ran", file=sys.stderr,
               flush=True)
-    with open(run / "probe.jsonl", "w", encoding="utf-8") as fh:
+    with open(paths.probe, "w", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     summary = {"probe": "memorization", "settings": {"version": settings.version, "sha256": settings.sha256,
                                                      "min_k_percent": settings.min_k_percent,
                                                      "overlap_words": settings.overlap_words},
                "model": model.describe(), "min_k_unavailable": unavailable, **summarise(rows, config, settings)}
-    analysis = json.loads((run / "analysis.json").read_text())
+    analysis = json.loads(paths.analysis.read_text())
     analysis["probe"] = summary
-    tmp = run / "analysis.json.tmp"
+    tmp = paths.analysis.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(analysis, indent=2) + "\n")
-    tmp.replace(run / "analysis.json")
+    tmp.replace(paths.analysis)
     return summary

@@ -10,6 +10,7 @@ from schemas.lexicon import DIMS, Decomposition, default_decomposition
 
 from evaluation.live_report import cutoff_lines, probe_lines, window_line
 from evaluation.run import analyse_run
+from warehouse.layout import EvaluationPaths
 
 def _bar_labels(analysis: dict[str, Any], path: Path) -> None:
     import matplotlib
@@ -68,11 +69,12 @@ def _interval(lo_hi: list[float] | None) -> str:
 def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
     """Write `<run>/report/report.md` and its PNG charts; returns the Markdown path."""
     run = Path(run_dir)
-    config = json.loads((run / "config.json").read_text())
-    metrics = json.loads((run / "metrics.json").read_text())
-    apath = run / "analysis.json"
+    paths = EvaluationPaths(Path(run))
+    config = json.loads(paths.config.read_text())
+    metrics = json.loads(paths.metrics.read_text())
+    apath = paths.analysis
     analysis = json.loads(apath.read_text()) if apath.exists() else analyse_run(run, dec or default_decomposition())
-    out = run / "report"
+    out = paths.report_dir
     out.mkdir(exist_ok=True)
     _bar_labels(analysis, out / "label_frequency.png")
     _bar_dims(analysis, out / "per_dimension.png")
@@ -119,6 +121,6 @@ def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
         lines.append(f"| {gold} | {', '.join(f'{p} ({c})' for p, c in preds) or '-'} |")
     lines += ["", "| human | model | count |", "|---|---|---|"]
     lines += [f"| {c['gold']} | {c['predicted']} | {c['count']} |" for c in analysis["confusions"]]
-    md = out / "report.md"
+    md = paths.report
     md.write_text("\n".join(lines) + "\n")
     return md

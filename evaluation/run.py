@@ -35,7 +35,7 @@ from evaluation.timesplit import cutoff_split
 from evaluation.window import Window, check_window
 from schemas.config import LiveFields, utc_seconds
 from schemas.lexicon import Decomposition, data_versions, default_decomposition
-from warehouse.layout import Warehouse
+from warehouse.layout import EvaluationPaths, Warehouse
 from warehouse.publish import Release
 
 BATCH = 32
@@ -66,7 +66,7 @@ def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[st
 
 def read_run_predictions(run_dir: str | Path) -> Iterator[dict[str, Any]]:
     """A run's rows; the gold words are `surfaces` (runs stored before that call them `labels`)."""
-    with open(Path(run_dir) / "predictions.jsonl", encoding="utf-8") as fh:
+    with open(EvaluationPaths(Path(run_dir)).predictions, encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 row = json.loads(line)
@@ -144,7 +144,8 @@ def evaluate_release(
     prompted = uses_prompts(cls)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", predictor)[:60]
     run_id = f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{slug}-{uuid.uuid4().hex[:6]}"
-    out = warehouse.evaluation_dir(run_id)
+    paths = warehouse.evaluation(run_id)
+    out = paths.root
     out.mkdir(parents=True)
     config: dict[str, Any] = {
         "run_id": run_id, "release": f"{release.dataset}/{release.version}", "split": split,
@@ -157,7 +158,7 @@ def evaluate_release(
         "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
         "probe": live.probe or None,
     }
-    _write_json(out / "config.json", config)
+    _write_json(paths.config, config)
     usage: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     first_error: list[str] = []
@@ -169,7 +170,7 @@ def evaluate_release(
         if hasattr(runner, "progress"):
             runner.progress = progress  # ticks per row; others advance per batch
         rows = islice(window.rows(iter_rows(release.split_file(split))), limit)
-        with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
+        with open(paths.predictions, "w", encoding="utf-8") as fh:
             for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
                 items = [Item.from_row(r) for r in batch]  # all the predictor sees of this batch
                 done = progress.done
@@ -198,11 +199,11 @@ def evaluate_release(
                                  f"(the first: {first_error[0]}); the run is kept as failed in {out}")
     except BaseException as exc:
         config.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:500])
-        _write_json(out / "config.json", config)
+        _write_json(paths.config, config)
         raise
     # Scored from the stored file, as `express score` does: the two can never disagree.
     metrics = aggregate(score_row(r["surfaces"], r["parsed"], dec) for r in read_run_predictions(out))
-    _write_json(out / "metrics.json", metrics)
+    _write_json(paths.metrics, metrics)
     analysis = analyse_run(out, dec, bootstrap=bootstrap, seed=opts.seed)
     analysis["usage_new_tokens"] = dict(usage)
     analysis["answers_from_cache"] = counts["cached"]
@@ -215,9 +216,9 @@ def evaluate_release(
                               "new_completion_tokens_per_s": usage["completion_tokens"] / seconds if seconds else 0.0}
     if seconds >= progress.every:  # a run long enough to have shown progress says how it ended
         progress.close()
-    _write_json(out / "analysis.json", analysis)
+    _write_json(paths.analysis, analysis)
     details = runner.describe() if callable(getattr(runner, "describe", None)) else {}
     config.update(status="complete", predictor_details=details,
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    _write_json(out / "config.json", config)
+    _write_json(paths.config, config)
     return EvalRun(run_id, out, metrics, None if window.everything else window.label)

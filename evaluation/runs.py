@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.window import Window
-from warehouse.layout import Warehouse
+from warehouse.layout import EvaluationPaths, Warehouse
 
 COLUMNS = ("AccL", "AccV", "F1V", "VRate")
 
@@ -48,8 +48,8 @@ class StoredRun:
 
 def load_run(path: Path) -> StoredRun | None:
     try:
-        config = json.loads((path / "config.json").read_text())
-        metrics = json.loads((path / "metrics.json").read_text())
+        config = json.loads(EvaluationPaths(path).config.read_text())
+        metrics = json.loads(EvaluationPaths(path).metrics.read_text())
     except (FileNotFoundError, json.JSONDecodeError):
         return None
     if config.get("status", "complete") != "complete":
@@ -66,7 +66,7 @@ def list_runs(warehouse: Warehouse) -> list[StoredRun]:
 def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
     """A run by folder path, full id or unique id prefix; errors say what was searched."""
     as_path = Path(ref)
-    if (as_path / "config.json").exists():
+    if EvaluationPaths(as_path).config.exists():
         run = load_run(as_path.resolve())
         if run is None:
             raise ValueError(f"run {ref} is not complete (see its config.json)")

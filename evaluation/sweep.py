@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from itertools import product
 from pathlib import Path
 from typing import Any
+from warehouse.layout import EvaluationPaths
 
 METRICS = ("AccL", "AccV", "F1V", "VRate")
 
@@ -54,8 +55,9 @@ def grid(settings: list[str], temperatures: list[float], variants: list[str]) ->
 def cell_row(cell: Cell | dict[str, Any], run_path: str | Path) -> dict[str, Any]:
     """One table row from a finished run folder (its metrics.json and analysis.json)."""
     run = Path(run_path)
-    metrics = json.loads((run / "metrics.json").read_text())
-    dist = json.loads((run / "analysis.json").read_text())["distribution"]
+    paths = EvaluationPaths(Path(run))
+    metrics = json.loads(paths.metrics.read_text())
+    dist = json.loads(paths.analysis.read_text())["distribution"]
     c = asdict(cell) if isinstance(cell, Cell) else dict(cell)
     return {**c, "rows": metrics["rows"], **{m: metrics[m] for m in METRICS},
             "entropy_bits": dist["model"]["entropy_bits"], "top_share": dist["model"]["top_share"],

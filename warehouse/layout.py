@@ -63,6 +63,9 @@ class Warehouse:
     def evaluation_dir(self, run_id: str) -> Path:
         return self.evaluations / run_id
 
+    def evaluation(self, run_id: str) -> EvaluationPaths:
+        return EvaluationPaths(self.evaluation_dir(run_id))
+
     @property
     def response_cache(self) -> Path:
         """Cached chat-model answers, shared by every evaluation run."""
@@ -239,3 +242,39 @@ class ReleasePaths:
     @property
     def data_docs(self) -> Path:
         return self.gate / "data_docs" / "index.html"
+
+
+@dataclass(frozen=True)
+class EvaluationPaths:
+    """One evaluation run's folder, <warehouse>/evaluations/<run-id>/ (evaluation/ writes it): its
+    config and status, the predictions, the metrics and analysis, the probe's rows, the report."""
+
+    root: Path
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def predictions(self) -> Path:
+        return self.root / "predictions.jsonl"
+
+    @property
+    def metrics(self) -> Path:
+        return self.root / "metrics.json"
+
+    @property
+    def analysis(self) -> Path:
+        return self.root / "analysis.json"
+
+    @property
+    def probe(self) -> Path:
+        return self.root / "probe.jsonl"
+
+    @property
+    def report_dir(self) -> Path:
+        return self.root / "report"
+
+    @property
+    def report(self) -> Path:
+        return self.report_dir / "report.md"

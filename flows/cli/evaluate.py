@@ -168,7 +168,9 @@ def vrate_hint(run_path: str, vrate: float, answers: str) -> str:
     """One line: how many answers parsed, the commonest invalid shape with an example, what to try."""
     from pathlib import Path
 
-    shapes = json.loads((Path(run_path) / "analysis.json").read_text()).get("invalid_shapes") or []
+    from warehouse.layout import EvaluationPaths
+
+    shapes = json.loads(EvaluationPaths(Path(run_path)).analysis.read_text()).get("invalid_shapes") or []
     top = shapes[0] if shapes else None
     seen = f"; commonest: {top['shape']} ({top['rows']} rows, e.g. {top['examples'][0]!r})" if top and top["examples"] else ""
     remedy = ("drop --answers free to ask for exactly as many words as masks" if answers == "free" else
