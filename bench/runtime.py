@@ -8,8 +8,10 @@ the command's process tree; then one JSON line.
     .venv/bin/python bench/runtime.py --path build30k --pieces all,openblas --pairs 5
     .venv/bin/python bench/runtime.py --path build1m --pieces dask_no_trim --pairs 3 --workdir /tmp/rt
 
-Paths: `demo` (`express demo`), `build30k` and `build1m` (`express build` of bench/real_text.py's
-dump of 30,000 or 1,000,000 posts: one shard in the command's process, or two local workers),
+Paths: `demo` (`express demo`), `build30k`, `build250k` and `build1m` (`express build` of
+bench/real_text.py's dump of 30,000, 250,000 or 1,000,000 posts: one shard in the command's process,
+or two local workers; a build's peak memory is flat from 250,000 posts on, so `build250k` measures
+the memory pieces of the 1M build),
 `train` (`express train-acceptance` on the dev file). Every run uses one PREFECT_HOME made before
 the first, so each command pays its temporary API's start but not a new database's.
 """
@@ -45,7 +47,7 @@ TRAIN = {"training_one_thread", "gc_thresholds", "exit_freeze", "openblas", "hid
 def pieces_for(path: str) -> list[str]:
     if path == "train":
         return [p for p in PIECES if p in TRAIN]
-    if path == "build1m":
+    if path in ("build250k", "build1m"):
         return [p for p in PIECES if p not in IN_PROCESS_ONLY and p != "training_one_thread"]
     return [p for p in PIECES if p not in WORKERS_ONLY and p != "training_one_thread"]
 
@@ -62,7 +64,8 @@ def command(path: str, work: Path, run: int) -> list[str]:
 def prepare(path: str, work: Path) -> None:
     """The dump a build path reads (kept in the workdir for later calls)."""
     if path.startswith("build"):
-        write_dump(work / path, RealTextSpec(posts=30_000 if path == "build30k" else 1_000_000))
+        posts = {"build30k": 30_000, "build250k": 250_000, "build1m": 1_000_000}[path]
+        write_dump(work / path, RealTextSpec(posts=posts))
 
 
 def timed(cmd: list[str], plain: str, env: dict[str, str]) -> tuple[float, float]:
@@ -96,7 +99,7 @@ def compare(path: str, piece: str, pairs: int, work: Path, env: dict[str, str]) 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--path", choices=("demo", "build30k", "build1m", "train"), default="demo")
+    ap.add_argument("--path", choices=("demo", "build30k", "build250k", "build1m", "train"), default="demo")
     ap.add_argument("--pieces", default="all",
                     help="comma-separated: a piece's name, 'all' (EXPRESS_PLAIN=1) or 'each' (every piece that acts on the path)")
     ap.add_argument("--pairs", type=int, default=4)
