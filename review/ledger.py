@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from common.files import write_atomic
 from common.jsonl import read_jsonl
 from common.locking import file_lock
 from warehouse.layout import Warehouse
@@ -39,28 +38,6 @@ def reviews_dir(root: Path, dataset: str) -> Path:
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def write_atomic(path: Path, data: bytes, overwrite: bool = True) -> None:
-    """Write a whole file or nothing: temp file, fsync, rename (or link, to never overwrite)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)  # FileExistsError rather than replacing a batch
-    finally:
-        tmp.unlink(missing_ok=True)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 @dataclass(frozen=True)
