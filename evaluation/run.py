@@ -76,6 +76,21 @@ def analyse_run(run_dir: str | Path, dec: Decomposition, bootstrap: int = 1000, 
     return analyse(rows, dec, bootstrap=bootstrap, seed=seed)
 
 
+def rescore_run(run_dir: str | Path, dec: Decomposition | None = None) -> dict[str, Any]:
+    """Metrics and analysis recomputed from the stored predictions, once rows have left them (a
+    takedown): scored from the file as a run is. What the analysis says of the run itself (usage,
+    throughput, cache) is kept; the intervals are drawn as before (samples, seed)."""
+    out, dec = Path(run_dir), dec or default_decomposition()
+    metrics = aggregate(score_row(r["surfaces"], r["parsed"], dec) for r in read_run_predictions(out))
+    _write_json(out / "metrics.json", metrics)
+    old = json.loads((out / "analysis.json").read_text()) if (out / "analysis.json").exists() else {}
+    drawn = old.get("intervals", {})
+    analysis = analyse_run(out, dec, bootstrap=drawn.get("samples", 1000), seed=drawn.get("seed", 0))
+    analysis["invalid_shapes"] = invalid_shapes(read_run_predictions(out))
+    _write_json(out / "analysis.json", {**old, **analysis})
+    return metrics
+
+
 def split_rows(release: Release, split: str) -> int:
     import pyarrow.parquet as pq
 

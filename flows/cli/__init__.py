@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "flows.cli.scale",
     "flows.cli.review",
     "flows.cli.acceptance",
+    "flows.cli.takedown",
 ]
 
 def parser() -> argparse.ArgumentParser:

@@ -11,11 +11,14 @@ from flows.cli.core import warehouse_arg
 def cmd_releases(args: argparse.Namespace) -> int:
     from warehouse.catalog import list_views
     from warehouse.layout import Warehouse
+    from warehouse.withdrawn import describe, withdrawal
 
     wh = Warehouse.at(args.warehouse)
     for release in wh.releases():
         m = json.loads(release.manifest.read_text())
-        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}")
+        record = withdrawal(release.root)
+        status = f"\t{describe(record)}" if record is not None else ""
+        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}{status}")
     if args.views:
         for name in list_views(wh):
             print(f"view\t{name}")
