@@ -200,9 +200,12 @@ class FolderScrub:
         else:
             self.write_json(path, {**data, key: moved_to_takedown(data[key], moved, kept)})
 
-    def commit(self) -> bool:
+    def commit(self, stamp_unchanged: bool = True) -> bool:
+        """Commit the staged files with the stamp (a folder left unchanged is stamped only when
+        `stamp_unchanged`: a run's own tables are cheap to read again, a shard's lines are not)."""
         changed = bool(self.changes)
-        self.write_json(self.folder / STAMP, {"digest": self.honour.digest})
+        if changed or stamp_unchanged:
+            self.write_json(self.folder / STAMP, {"digest": self.honour.digest})
         commit_together(self.folder, self.changes)
         return changed
 
@@ -284,7 +287,7 @@ def scrub_run_tables(run: RunPaths, quarantine: Path, honour: Honour) -> bool:
         job.adjust(marker(run.root, "assemble"), "ingest", moved)
         job.adjust(run.funnel("ingest"), None, moved)
     _scrub_labels(job, run.root, honour, {}, quarantine / "extract.parquet", assembled=True)
-    return job.commit()
+    return job.commit(stamp_unchanged=False)
 
 
 def author_posts(posts_files: Iterable[Path], honour: Honour) -> set[str]:
