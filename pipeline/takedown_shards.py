@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from schemas.records import QUARANTINE, TAKEDOWN, RawPost
 from sources.dumps import iter_lines, parse_line
 from warehouse.fingerprints import TextFinder
 from warehouse.layout import RunPaths
-from warehouse.takedowns import AuthorMatcher, TakedownSet, taken_down_mask
+from warehouse.takedowns import AuthorMatcher, TakedownSet, hash_author, taken_down_mask
 
 STAMP = "takedown.json"
 TAG = "takedown"
@@ -226,6 +226,7 @@ def scrub_folder(folder: Path, honour: Honour) -> tuple[bool, set[str]]:
         if ids is not None:
             job.changes[folder / SHARD_FILE] = staged(folder / SHARD_FILE, TAG)
             found |= ids
+            honour = Honour(honour.posts | found, honour.authors, honour.texts, honour.digest)
     origin: Origin = {}
     if (folder / "posts.parquet").exists():
         table, origin = empty_rows(folder / "posts.parquet", honour)
@@ -290,15 +291,26 @@ def scrub_run_tables(run: RunPaths, quarantine: Path, honour: Honour) -> bool:
     return job.commit(stamp_unchanged=False)
 
 
-def author_posts(posts_files: Iterable[Path], honour: Honour) -> set[str]:
-    """Ids of the taken-down authors' posts among the kept posts of these shards."""
-    found: set[str] = set()
-    if honour.authors is None:
-        return found
-    for path in posts_files:
-        if path.exists():
-            t = pq.read_table(path, columns=["id", "author"])
-            found |= {post_key(i) for i in t["id"].filter(_author_mask(t["author"], honour.authors)).to_pylist()}
+def stored_posts(folder: Path) -> Iterator[RawPost]:
+    """The posts of a shard folder as read (its raw lines: the only place that keeps who wrote
+    them, as the scrubber blanks the author of a kept post) and as kept (posts.parquet)."""
+    if (folder / SHARD_FILE).exists():
+        for n, line in iter_lines(folder / SHARD_FILE):
+            if line.strip() and isinstance(rec := parse_line(line, str(folder), n, "dump"), RawPost):
+                yield rec
+    if (folder / "posts.parquet").exists():
+        t = pq.read_table(folder / "posts.parquet", columns=["id", "author", "text"])
+        for pid, author, text in zip(*(t[c].to_pylist() for c in ("id", "author", "text"))):
+            yield RawPost(id=pid, author=author, text=text)
+
+
+def author_posts(folders: Iterable[Path], matcher: AuthorMatcher | None) -> dict[str, str]:
+    """post id (as matched) -> its author's hash, for every stored post of a taken-down author."""
+    found: dict[str, str] = {}
+    for folder in folders if matcher is not None else ():
+        for post in stored_posts(folder):
+            if post.id and matcher(post.author):
+                found[post_key(post.id)] = hash_author(matcher.key, post.author)
     return found
 
 
@@ -310,7 +322,6 @@ def honour_in_shards(root: Path, shards: Iterable[Any]) -> int:
     taken = TakedownLedger(root).current()
     if not taken:
         return 0
-    shards = list(shards)
-    honour = Honour.of(taken, author_posts([s.posts for s in shards], Honour.of(taken)))
-    folders = dict.fromkeys(f for s in shards for f in (s.path, s.labels_dir) if f.is_dir())
+    folders = list(dict.fromkeys(f for s in shards for f in (s.path, s.labels_dir) if f.is_dir()))
+    honour = Honour.of(taken, author_posts(folders, taken.author_matcher()))
     return sum(scrub_folder(f, honour)[0] for f in folders)

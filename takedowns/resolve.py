@@ -5,47 +5,20 @@ post's text (as releases published it and as the build stored it). Both enter th
 gone, still know them."""
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from common.reddit_ids import post_key
-from pipeline.shards import SHARD_FILE
-from schemas.records import RawPost
-from sources.dumps import iter_lines, parse_line
+from pipeline.takedown_shards import author_posts, stored_posts
 from warehouse.fingerprints import fingerprint
 from warehouse.layout import Warehouse
-from warehouse.takedowns import AuthorMatcher, Takedown, TakedownLedger, TakedownSet, hash_author, read_key, \
-    taken_down_mask
-from warehouse.withdrawn import withdrawal
+from warehouse.takedowns import Takedown, TakedownLedger, TakedownSet, read_key, taken_down_mask
 
 
 def shard_folders(wh: Warehouse) -> list[Path]:
     """Every folder of stored build work: shards, and labels re-derived by rebuilds."""
     return sorted(p for pattern in ("*/shards/*", "*/relabel/*") for p in wh.runs.glob(pattern) if p.is_dir())
-
-
-def raw_posts(folder: Path) -> Iterator[RawPost]:
-    """The posts of a shard folder as read (its raw lines) and as kept (posts.parquet)."""
-    if (folder / SHARD_FILE).exists():
-        for n, line in iter_lines(folder / SHARD_FILE):
-            if line.strip() and isinstance(rec := parse_line(line, str(folder), n, "dump"), RawPost):
-                yield rec
-    if (folder / "posts.parquet").exists():
-        t = pq.read_table(folder / "posts.parquet", columns=["id", "author", "text"])
-        for pid, author, text in zip(*(t[c].to_pylist() for c in ("id", "author", "text"))):
-            yield RawPost(id=pid, author=author, text=text)
-
-
-def authors_posts(wh: Warehouse, matcher: AuthorMatcher) -> dict[str, str]:
-    """post id (as matched) -> its author's hash, for every stored post of a taken-down author."""
-    found = {}
-    for folder in shard_folders(wh):
-        for post in raw_posts(folder):
-            if post.id and matcher(post.author):
-                found[post_key(post.id)] = hash_author(matcher.key, post.author)
-    return found
 
 
 def texts_of(wh: Warehouse, posts: frozenset[str]) -> dict[str, set[str]]:
@@ -59,7 +32,7 @@ def texts_of(wh: Warehouse, posts: frozenset[str]) -> dict[str, set[str]]:
             for pid, text, masked in zip(*(t[c].to_pylist() for c in ("post_id", "text", "masked_text"))):
                 found.setdefault(post_key(pid), set()).update(x for x in (text, masked) if x)
     for folder in shard_folders(wh):
-        for post in raw_posts(folder):
+        for post in stored_posts(folder):
             if post.id and post.text and post_key(post.id) in posts:
                 found.setdefault(post_key(post.id), set()).add(post.text)
     return found
@@ -75,7 +48,7 @@ def resolve(wh: Warehouse) -> TakedownSet:
         return taken
     entries = ledger.read()
     matcher = taken.author_matcher()
-    by_author = authors_posts(wh, matcher) if matcher is not None else {}
+    by_author = author_posts(shard_folders(wh), matcher)
     posts = taken.posts | frozenset(by_author)
     known: dict[str, set[tuple]] = {}
     for e in entries:
@@ -92,7 +65,3 @@ def resolve(wh: Warehouse) -> TakedownSet:
     ledger.append(new)
     return ledger.current()
 
-
-def withdrawn_ids(wh: Warehouse) -> set[str]:
-    """Releases marked withdrawn, as DATASET/VERSION."""
-    return {f"{r.root.parent.name}/{r.root.name}" for r in wh.releases() if withdrawal(r.root) is not None}
