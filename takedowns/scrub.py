@@ -5,7 +5,6 @@ deleted; each file is rewritten whole (temp file, rename) or left as it is."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +37,9 @@ def redact(obj: Any, finder: Finder, key: str = "") -> Any:
     return REDACTED if finder.in_json(obj, key) else obj
 
 
-def _lines_without(path: Path, finder: Finder) -> Iterator[bytes] | None:
-    kept, dropped = [], 0
-    for _, line, value in json_lines(path):
-        hit = finder.in_json(value) if value is not None else finder.in_text(line.decode("utf-8", "replace"))
-        if hit:
-            dropped += 1
-        else:
-            kept.append(line)
-    return iter(kept) if dropped else None
+def _lines_without(path: Path, finder: Finder) -> list[bytes]:
+    return [line for _, line, value in json_lines(path)
+            if not (finder.in_json(value) if value is not None else finder.in_text(line.decode("utf-8", "replace")))]
 
 
 def scrub_file(path: Path, finder: Finder, delete: bool = False) -> str | None:
@@ -67,22 +60,24 @@ def scrub_file(path: Path, finder: Finder, delete: bool = False) -> str | None:
         pq.write_table(kept, tmp, compression="zstd")
         tmp.replace(path)
     elif kind == "lines":
-        lines = _lines_without(path, finder) or iter(())
-        data = b"".join(line + b"\n" for line in lines)
+        data = b"".join(line + b"\n" for line in _lines_without(path, finder))
         if path.name.endswith(".zst"):
             data = zstandard.ZstdCompressor(level=3).compress(data)
         write_atomic(path, data)
     else:
-        value = redact(json.loads(path.read_text(encoding="utf-8")), finder)
-        write_atomic(path, (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):  # not JSON after all: its text held one
+            path.unlink()
+            return "deleted"
+        write_atomic(path, (json.dumps(redact(value, finder), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return "rewritten"
 
 
-def scrub_tree(root: Path, finder: Finder, delete: bool = False, skip: tuple[Path, ...] = ()) -> dict[str, str]:
-    """scrub_file over every file under `root` (but `skip`); path -> what was done."""
+def scrub_tree(root: Path, finder: Finder, delete: bool = False) -> dict[str, str]:
+    """scrub_file over every file under `root`; path -> what was done."""
     done = {}
     for path in sorted(root.rglob("*")) if root.is_dir() else []:
-        if path.is_file() and not any(path.is_relative_to(s) for s in skip):
-            if (what := scrub_file(path, finder, delete)) is not None:
-                done[str(path)] = what
+        if path.is_file() and (what := scrub_file(path, finder, delete)) is not None:
+            done[str(path)] = what
     return done

@@ -47,6 +47,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"version {taken.version} (sha256 {taken.sha256[:12] or '-'}): {len(taken.posts)} post(s) taken down, "
           f"{len(by_author)} of them found by author; {len(taken.authors)} author(s); "
           f"{prints} text fingerprint(s)")
+    applied = ledger.paths.applied
+    if applied.exists():
+        state = json.loads(applied.read_text())
+        print(f"last applied: version {state['version']} at {state['time']}"
+              + ("" if state["version"] == taken.version else "; `express takedown apply` applies the rest"))
     return 0
 
 
