@@ -8,24 +8,18 @@ earlier one (ledger order, not clock time); `retract` withdraws the reviewer's d
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from common.files import write_atomic
-from common.jsonl import read_jsonl
-from common.locking import file_lock
+from common.batches import BatchFolder
 from warehouse.layout import Warehouse
 
 SCHEMA = "express-review-ledger/1"
 VERDICTS = ("accept", "reject")
 DECISIONS = (*VERDICTS, "skip", "retract")
-_BATCH = re.compile(r"^(\d{6})\.jsonl$")
 
 
 class LedgerError(ValueError):
@@ -92,50 +86,27 @@ class Ledger:
         self.root = Path(root)
         self.dataset = dataset
         self.dir = reviews_dir(self.root, dataset) / "ledger"
-        self._lock = reviews_dir(self.root, dataset) / ".ledger.lock"
+        self._batches = BatchFolder(self.dir, reviews_dir(self.root, dataset) / ".ledger.lock", LedgerError,
+                                    "ledger", "another review writer")
 
     def batch_files(self) -> list[Path]:
-        if not self.dir.is_dir():
-            return []
-        found = sorted(p for p in self.dir.iterdir() if _BATCH.match(p.name))
-        for n, p in enumerate(found, start=1):
-            if int(p.stem) != n:
-                raise LedgerError(f"{p}: ledger batch {n:06d} is missing; the ledger is not contiguous")
-        return found
+        return self._batches.files()
 
     @property
     def version(self) -> int:
-        return len(self.batch_files())
+        return self._batches.version
 
     def append(self, entries: Iterable[Entry]) -> int:
         """Add one batch holding `entries` (all or none); returns the new ledger version."""
-        lines = [json.dumps(e.to_json(), ensure_ascii=False, sort_keys=True) for e in entries]
-        if not lines:
-            return self.version
-        for n, line in enumerate(lines, start=1):
-            entry_from_json(json.loads(line), f"new batch line {n}")  # never write what we cannot read
-        with file_lock(self._lock, timeout=60, holder="another review writer"):
-            version = self.version + 1
-            write_atomic(self.dir / f"{version:06d}.jsonl", ("\n".join(lines) + "\n").encode("utf-8"),
-                         overwrite=False)
-        return version
+        return self._batches.append([e.to_json() for e in entries], entry_from_json)
 
     def read(self, version: int | None = None, since: int = 0) -> list[Entry]:
         """Entries of batches since+1 .. version (default: all), in ledger order."""
-        files = self.batch_files()
-        if version is not None and version > len(files):
-            raise LedgerError(f"{self.dir}: ledger version {version} does not exist (latest is {len(files)})")
-        out = []
-        for path in files[since:version]:
-            out.extend(entry_from_json(row, f"{path}:{n}") for n, row in read_jsonl(path, LedgerError))
-        return out
+        return [e for _, entries in self._batches.batches(entry_from_json, version, since) for e in entries]
 
     def sha256(self, version: int | None = None) -> str:
         """Hash of the bytes of batches 1..version: what a build records beside the version."""
-        h = hashlib.sha256()
-        for path in self.batch_files()[:version]:
-            h.update(path.read_bytes())
-        return h.hexdigest()
+        return self._batches.sha256(version)
 
 
 def latest_by_reviewer(entries: Iterable[Entry]) -> dict[str, dict[str, Entry]]:

@@ -26,10 +26,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from common.batches import BatchFolder
 from common.errors import UserError
-from common.files import write_atomic
-from common.jsonl import read_jsonl
-from common.locking import file_lock
 from common.reddit_ids import post_key
 from warehouse.fingerprints import TextFinder
 from warehouse.layout import TakedownPaths, Warehouse
@@ -37,7 +35,6 @@ from warehouse.layout import TakedownPaths, Warehouse
 SCHEMA = "express-takedown-ledger/1"
 KINDS = ("post", "author", "resolved")
 DELETED_ON_REDDIT = "deleted on Reddit"
-_BATCH = re.compile(r"^(\d{6})\.jsonl$")
 _POST_ID = re.compile(r"^(?:t[13]_)?([0-9a-z]+)$")
 
 
@@ -190,49 +187,29 @@ class TakedownLedger:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.paths = Warehouse(self.root).takedowns
+        self._batches = BatchFolder(self.paths.ledger, self.paths.ledger_lock, TakedownError, "takedown",
+                                    "another takedown writer")
 
     def batch_files(self) -> list[Path]:
-        d = self.paths.ledger
-        found = sorted(p for p in d.iterdir() if _BATCH.match(p.name)) if d.is_dir() else []
-        for n, p in enumerate(found, start=1):
-            if int(p.stem) != n:
-                raise TakedownError(f"{p}: takedown batch {n:06d} is missing; the ledger is not contiguous")
-        return found
+        return self._batches.files()
 
     @property
     def version(self) -> int:
-        return len(self.batch_files())
+        return self._batches.version
 
     def append(self, entries: Iterable[Takedown]) -> int:
         """Add one batch holding `entries` (all or none); returns the new ledger version."""
-        lines = [json.dumps(e.to_json(), ensure_ascii=False, sort_keys=True) for e in entries]
-        if not lines:
-            return self.version
-        for n, line in enumerate(lines, start=1):
-            entry_from_json(json.loads(line), f"new batch line {n}")  # never write what we cannot read
-        with file_lock(self.paths.ledger_lock, timeout=60, holder="another takedown writer"):
-            version = self.version + 1
-            write_atomic(self.paths.ledger / f"{version:06d}.jsonl", ("\n".join(lines) + "\n").encode("utf-8"),
-                         overwrite=False)
-        return version
+        return self._batches.append([e.to_json() for e in entries], entry_from_json)
 
     def batches(self, version: int | None = None) -> list[tuple[int, list[Takedown]]]:
         """(batch number, its entries) of batches 1..version (default: all), in ledger order."""
-        files = self.batch_files()
-        if version is not None and version > len(files):
-            raise TakedownError(f"{self.paths.ledger}: takedown version {version} does not exist "
-                                f"(latest is {len(files)})")
-        return [(k, [entry_from_json(row, f"{path}:{n}") for n, row in read_jsonl(path, TakedownError)])
-                for k, path in enumerate(files[:version], start=1)]
+        return self._batches.batches(entry_from_json, version)
 
     def read(self, version: int | None = None) -> list[Takedown]:
         return [e for _, entries in self.batches(version) for e in entries]
 
     def sha256(self, version: int | None = None) -> str:
-        h = hashlib.sha256()
-        for path in self.batch_files()[:version]:
-            h.update(path.read_bytes())
-        return h.hexdigest()
+        return self._batches.sha256(version)
 
     def add(self, posts: Iterable[str] = (), authors: Iterable[str] = (), reason: str = "",
             source: str = "cli") -> int:
