@@ -22,12 +22,13 @@ T = TypeVar("T")
 
 class BatchFolder:
     """`folder` holds the batches, `lock` serialises writers; errors are `error` (a ValueError the
-    caller's command reports), worded with `name` ("ledger", "takedown")."""
+    caller's command reports), worded with `name` ("ledger", "takedown"). A ledger subclasses it
+    with its own record type (`append_rows` and `batches` take what writes and reads one)."""
 
     def __init__(self, folder: Path, lock: Path, error: type[ValueError], name: str, holder: str):
         self.folder, self.lock, self.error, self.name, self.holder = folder, lock, error, name, holder
 
-    def files(self) -> list[Path]:
+    def batch_files(self) -> list[Path]:
         found = sorted(p for p in self.folder.iterdir() if _BATCH.match(p.name)) if self.folder.is_dir() else []
         for n, p in enumerate(found, start=1):
             if int(p.stem) != n:
@@ -36,9 +37,9 @@ class BatchFolder:
 
     @property
     def version(self) -> int:
-        return len(self.files())
+        return len(self.batch_files())
 
-    def append(self, rows: list[dict[str, Any]], check: Callable[[Any, str], Any]) -> int:
+    def append_rows(self, rows: list[dict[str, Any]], check: Callable[[Any, str], Any]) -> int:
         """Add one batch of `rows` (all or none; each must pass `check(row, where)` as read back);
         returns the new version."""
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows]
@@ -52,10 +53,10 @@ class BatchFolder:
                          overwrite=False)
         return version
 
-    def batches(self, parse: Callable[[Any, str], T], version: int | None = None,
-                since: int = 0) -> list[tuple[int, list[T]]]:
+    def parsed(self, parse: Callable[[Any, str], T], version: int | None = None,
+               since: int = 0) -> list[tuple[int, list[T]]]:
         """(batch number, its rows as `parse(row, "file:line")` gives them) of batches since+1 .. version."""
-        files = self.files()
+        files = self.batch_files()
         if version is not None and version > len(files):
             raise self.error(f"{self.folder}: {self.name} version {version} does not exist (latest is {len(files)})")
         return [(k, [parse(row, f"{path}:{n}") for n, row in read_jsonl(path, self.error)])
@@ -64,6 +65,6 @@ class BatchFolder:
     def sha256(self, version: int | None = None) -> str:
         """Hash of the bytes of batches 1..version: what a build records beside the version."""
         h = hashlib.sha256()
-        for path in self.files()[:version]:
+        for path in self.batch_files()[:version]:
             h.update(path.read_bytes())
         return h.hexdigest()

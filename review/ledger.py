@@ -79,34 +79,23 @@ def entry_from_json(row: Any, where: str) -> Entry:
     return Entry(**{k: row[k] for k in _NAMES if k in row})
 
 
-class Ledger:
+class Ledger(BatchFolder):
     """The decisions of one dataset. Cheap to create; reads the batch files on demand."""
 
     def __init__(self, root: str | Path, dataset: str):
         self.root = Path(root)
         self.dataset = dataset
         self.dir = reviews_dir(self.root, dataset) / "ledger"
-        self._batches = BatchFolder(self.dir, reviews_dir(self.root, dataset) / ".ledger.lock", LedgerError,
-                                    "ledger", "another review writer")
-
-    def batch_files(self) -> list[Path]:
-        return self._batches.files()
-
-    @property
-    def version(self) -> int:
-        return self._batches.version
+        super().__init__(self.dir, reviews_dir(self.root, dataset) / ".ledger.lock", LedgerError, "ledger",
+                         "another review writer")
 
     def append(self, entries: Iterable[Entry]) -> int:
         """Add one batch holding `entries` (all or none); returns the new ledger version."""
-        return self._batches.append([e.to_json() for e in entries], entry_from_json)
+        return self.append_rows([e.to_json() for e in entries], entry_from_json)
 
     def read(self, version: int | None = None, since: int = 0) -> list[Entry]:
         """Entries of batches since+1 .. version (default: all), in ledger order."""
-        return [e for _, entries in self._batches.batches(entry_from_json, version, since) for e in entries]
-
-    def sha256(self, version: int | None = None) -> str:
-        """Hash of the bytes of batches 1..version: what a build records beside the version."""
-        return self._batches.sha256(version)
+        return [e for _, entries in self.parsed(entry_from_json, version, since) for e in entries]
 
 
 def latest_by_reviewer(entries: Iterable[Entry]) -> dict[str, dict[str, Entry]]:

@@ -181,35 +181,25 @@ class AuthorMatcher:
         return hit
 
 
-class TakedownLedger:
+class TakedownLedger(BatchFolder):
     """The warehouse's takedowns. Cheap to create; reads the batch files on demand."""
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.paths = Warehouse(self.root).takedowns
-        self._batches = BatchFolder(self.paths.ledger, self.paths.ledger_lock, TakedownError, "takedown",
-                                    "another takedown writer")
-
-    def batch_files(self) -> list[Path]:
-        return self._batches.files()
-
-    @property
-    def version(self) -> int:
-        return self._batches.version
+        super().__init__(self.paths.ledger, self.paths.ledger_lock, TakedownError, "takedown",
+                         "another takedown writer")
 
     def append(self, entries: Iterable[Takedown]) -> int:
         """Add one batch holding `entries` (all or none); returns the new ledger version."""
-        return self._batches.append([e.to_json() for e in entries], entry_from_json)
+        return self.append_rows([e.to_json() for e in entries], entry_from_json)
 
     def batches(self, version: int | None = None) -> list[tuple[int, list[Takedown]]]:
         """(batch number, its entries) of batches 1..version (default: all), in ledger order."""
-        return self._batches.batches(entry_from_json, version)
+        return self.parsed(entry_from_json, version)
 
     def read(self, version: int | None = None) -> list[Takedown]:
         return [e for _, entries in self.batches(version) for e in entries]
-
-    def sha256(self, version: int | None = None) -> str:
-        return self._batches.sha256(version)
 
     def add(self, posts: Iterable[str] = (), authors: Iterable[str] = (), reason: str = "",
             source: str = "cli") -> int:
