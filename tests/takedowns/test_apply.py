@@ -1,11 +1,18 @@
 """`express takedown apply` on a real warehouse: v1 is built, three of its posts and one author are
 taken down and applied; v2 lacks them, v1 is withdrawn, `verify` is clean, and no file under the
 warehouse but withdrawn v1 holds their text (with --purge-releases, none at all). A later build of
-the same dump drops them with the reason `takedown`; a rebuild drops them from the shards it reuses."""
+the same dump drops them with the reason `takedown`; a rebuild drops them from the shards it reuses.
+A killed apply run again gives the same warehouse; the weekly rebuild syncs with Reddit when asked.
+One module, so that the build they share is made once (pytest-xdist hands out whole modules)."""
 from __future__ import annotations
 
 import html
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -14,9 +21,13 @@ import pytest
 
 from flows.cli import main
 from sources.dumps import iter_lines
-from tests.takedowns.conftest import CONFIG, Built, apply, raw_posts, relocated, rows, take_down
+from tests.fakes.reddit_server import FakeReddit
+from tests.sources.test_praw_source import creds  # noqa: F401  (creds: fixture)
+from tests.takedowns.conftest import CONFIG, REPO, Built, apply, raw_posts, relocated, rows, take_down
+from tests.takedowns.kill import HOLD, env, snapshot
+from warehouse.layout import Warehouse
 
-pytestmark = pytest.mark.slow  # demo builds and applies (tests/conftest.py)
+pytestmark = pytest.mark.slow  # demo builds, applies and apply processes killed (tests/conftest.py)
 
 
 def contents(path: Path) -> str:
@@ -177,3 +188,51 @@ def test_a_rebuild_drops_new_takedowns_from_the_shards_it_reuses(built: Built, a
     after = json.loads((shard / "extract.done").read_text())["funnel"]["dropped"]["takedown"]
     assert after == before + len(gone & read) and len(gone & read) >= 2
     assert not gone & set(pq.read_table(shard / "posts.parquet")["id"].to_pylist())  # a relabel finds none
+
+
+@pytest.mark.parametrize("held_at", ["extract.done", "v2"], ids=["mid-rewrite-of-a-shard", "before-v2-lands"])
+def test_a_killed_apply_run_again_gives_the_same_warehouse(requested, applied, tmp_path, held_at):
+    root = relocated(requested, tmp_path / "wh")
+    flag = tmp_path / "held"
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, held_at, str(flag), "takedown", "apply",
+                             "--warehouse", str(root)], cwd=REPO, env=env(), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 300
+        while not flag.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert flag.exists(), proc.stderr.read().decode() if proc.poll() is not None else "never held"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    if held_at == "extract.done":  # the kill landed half-way through a folder's change
+        assert list(root.glob("runs/*/shards/*/.commit-journal.json"))
+    else:  # the release was written but not yet in place
+        assert list(root.glob("express-demo/.tmp-v2-*")) and not (root / "express-demo" / "v2").exists()
+    apply(root)
+    assert not list(root.rglob(".commit-journal.json")) and not list(root.glob("express-demo/.tmp-*"))
+    assert snapshot(root) == snapshot(applied[0])
+
+
+def test_the_weekly_rebuild_syncs_then_applies_what_reddit_deleted(creds, built, tmp_path):
+    from flows.deployments import scheduled_rebuild_flow
+
+    root = relocated(built.root, tmp_path / "wh")
+    in_v1 = {r["post_id"] for r in rows(root)}
+    served = [{**p, "selftext": "[deleted]", "author": "[deleted]"} if p["id"] == min(in_v1) else p
+              for p in raw_posts(built.dump) if p["id"] in in_v1]
+    with FakeReddit(served) as fake:
+        recipe = tmp_path / "weekly.toml"
+        recipe.write_text(open(CONFIG).read().replace('timezone = "UTC"', 'timezone = "UTC"\nsync_takedowns = true')
+                          + f'\n[sources]\noauth_url = "{fake.url}"\nreddit_url = "{fake.url}"\n')
+        out = scheduled_rebuild_flow([str(built.dump)], str(root), str(recipe))
+        asked = sum(r["path"].rstrip("/") == "/api/info" for r in fake.requests)
+    assert asked == -(-len(in_v1) // 100)  # 100 fullnames a request
+    latest = Warehouse(root).versions("express-demo")[-1]
+    assert latest != "v1" and min(in_v1) not in {r["post_id"] for r in rows(root, latest)}
+    assert json.loads((root / "express-demo" / "v1.withdrawn.json").read_text())["successor"] == f"express-demo/{latest}"
+    assert out["takedowns"]["withdrawn"].keys() == {"express-demo/v1"}
+    ledger = [json.loads(x) for p in sorted((root / "takedowns" / "ledger").glob("*.jsonl"))
+              for x in p.read_text().splitlines()]
+    assert [(e["post_id"], e["reason"]) for e in ledger if e["kind"] == "post"] == [(f"t3_{min(in_v1)}",
+                                                                                      "deleted on Reddit")]

@@ -1,5 +1,6 @@
 """The small parts a takedown rests on: the publisher's refusal of a release holding a taken-down
-post, the journal that makes a folder's rewrite all or nothing, and the text fingerprints."""
+post, the journal that makes a folder's rewrite all or nothing, the text fingerprints, how ids are
+matched, and the weekly switch."""
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ import pytest
 
 from common.files import JOURNAL, commit_together, finish_commits, staged
 from common.parquet import ParquetSink
-from schemas.config import GateConfig, Recipe
+from schemas.config import GateConfig, Recipe, load_recipe
 from schemas.records import EXAMPLES, Example
 from takedowns.finder import Finder, file_hits
 from warehouse.fingerprints import MIN_WORDS, TextFinder, fingerprint
@@ -65,3 +66,11 @@ def test_an_id_is_a_hit_as_a_whole_value_but_not_where_another_post_points_at_it
     hit.write_text(json.dumps({"post_id": "t3_ABC12"}) + "\n")
     miss.write_text(json.dumps({"id": "zz9", "link_id": "t3_abc12", "body": "abc123 is not it"}) + "\n")
     assert file_hits(hit, finder) == "line 1" and file_hits(miss, finder) is None
+
+
+def test_the_switch_is_off_by_default_and_recorded_only_when_on(tmp_path):
+    assert Recipe().orchestrate.sync_takedowns is False
+    assert "sync_takedowns" not in Recipe().to_dict()["orchestrate"]
+    recipe = tmp_path / "r.toml"
+    recipe.write_text("[orchestrate]\nsync_takedowns = true\n")
+    assert load_recipe(recipe).to_dict()["orchestrate"]["sync_takedowns"] is True
