@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,31 +63,40 @@ class Applied:
 
 
 def apply_takedowns(wh: Warehouse, publish: Publisher, purge_releases: bool = False) -> Applied:
-    """Apply the whole ledger to the warehouse (one apply at a time)."""
-    with file_lock(wh.takedowns.apply_lock, timeout=0, holder="another express takedown apply"):
-        finish_commits(wh.runs)  # a rewrite a kill interrupted is finished first
-        taken = resolve(wh)
-        out = Applied(len(taken.posts), len(taken.authors), taken.version)
-        if not taken:
-            return out
-        _build_work(wh, Honour.of(taken), out)
-        finder = Finder.of(taken)
-        _other_files(wh, finder, out)
-        _publish_next(wh, taken, publish, out)
-        _withdraw(wh, taken, out)
-        out.docs = rewrite_docs(wh, out.withdrawn)
-        for area in (wh.root / "reports", wh.root / "cards"):
-            out.files |= scrub_tree(area, finder)
-        for release_id in sorted(out.withdrawn):
-            if purge_releases:
-                purge(wh, wh.find_release(release_id))
-                out.purged.append(release_id)
-            else:
-                out.kept.append(release_id)
-        _remove_unpublished(wh)
-        write_atomic(wh.takedowns.applied, (json.dumps({**taken.state(), "digest": taken.digest, "time": now()},
-                                                       indent=2) + "\n").encode())
+    """Apply the whole ledger to the warehouse: one apply at a time, and none while a dataset is
+    rebuilt (a rebuild rewrites the shards it reuses as apply does)."""
+    with ExitStack() as held:
+        held.enter_context(file_lock(wh.takedowns.apply_lock, timeout=0, holder="another express takedown apply"))
+        for dataset in _datasets(wh):
+            held.enter_context(file_lock(wh.rebuild_lock(dataset), timeout=0, holder=f"a rebuild of {dataset}"))
+        return _apply(wh, publish, purge_releases)
+
+
+def _apply(wh: Warehouse, publish: Publisher, purge_releases: bool) -> Applied:
+    """The steps above, in order (the locks held)."""
+    finish_commits(wh.runs)  # a rewrite a kill interrupted is finished first
+    taken = resolve(wh)
+    out = Applied(len(taken.posts), len(taken.authors), taken.version)
+    if not taken:
         return out
+    _build_work(wh, Honour.of(taken), out)
+    finder = Finder.of(taken)
+    _other_files(wh, finder, out)
+    _publish_next(wh, taken, publish, out)
+    _withdraw(wh, taken, out)
+    out.docs = rewrite_docs(wh, out.withdrawn)
+    for area in (wh.root / "reports", wh.root / "cards"):
+        out.files |= scrub_tree(area, finder)
+    for release_id in sorted(out.withdrawn):
+        if purge_releases:
+            purge(wh, wh.find_release(release_id))
+            out.purged.append(release_id)
+        else:
+            out.kept.append(release_id)
+    _remove_unpublished(wh)
+    write_atomic(wh.takedowns.applied, (json.dumps({**taken.state(), "digest": taken.digest, "time": now()},
+                                                   indent=2) + "\n").encode())
+    return out
 
 
 def _remove_leftovers(folder: Path) -> None:

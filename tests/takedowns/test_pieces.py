@@ -74,3 +74,15 @@ def test_the_switch_is_off_by_default_and_recorded_only_when_on(tmp_path):
     recipe = tmp_path / "r.toml"
     recipe.write_text("[orchestrate]\nsync_takedowns = true\n")
     assert load_recipe(recipe).to_dict()["orchestrate"]["sync_takedowns"] is True
+
+
+def test_apply_waits_for_no_rebuild_it_would_race(tmp_path):
+    from common.locking import LockTimeout, file_lock
+    from takedowns.apply import apply_takedowns
+
+    wh = Warehouse.at(tmp_path / "wh")
+    with ParquetSink(tmp_path / "ex.parquet", EXAMPLES) as sink:
+        sink.write(Example("p1", 0, "sub", 0, "I feel sad", "I feel <mask>", ["sad"], ["sad"], ["f1"]).to_row())
+    publish_release(tmp_path / "ex.parquet", wh, replace(Recipe(), gate=GateConfig(enabled=False)), {})
+    with file_lock(wh.rebuild_lock("express")), pytest.raises(LockTimeout, match="a rebuild of express"):
+        apply_takedowns(wh, publish=lambda parent, taken: pytest.fail("nothing may be published"))
