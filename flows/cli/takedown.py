@@ -117,38 +117,35 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+Option = tuple[tuple[str, ...], dict[str, Any]]  # an option's flags and add_argument's keywords
+
+# Each subcommand: what runs it, its help, its options (all take --warehouse and --debug).
+COMMANDS: dict[str, tuple[Any, str, list[Option]]] = {
+    "add": (cmd_add, "add posts (ids, t3_ or not) and authors (kept as a keyed hash) to the ledger", [
+        (("--post",), {"action": "append", "metavar": "ID", "help": "a post id, t3_abc or abc (repeatable)"}),
+        (("--author",), {"action": "append", "metavar": "NAME", "help": "a Reddit user name (repeatable)"}),
+        (("--reason",), {"required": True, "help": "why (kept in the ledger)"})]),
+    "list": (cmd_list, "the takedown ledger", []),
+    "apply": (cmd_apply, "publish the next versions without taken-down rows, withdraw the older ones, and take "
+                         "the posts out of every other file", [
+        (("--purge-releases",), {"action": "store_true",
+                                 "help": "also delete the files of withdrawn releases (their manifest stays)"})]),
+    "sync": (cmd_sync, "ask Reddit (praw) about the latest releases' posts; add those deleted or removed", [
+        (("--config",), {"help": "recipe TOML whose [sources] sets praw's site, API and retries"}),
+        (("--dataset",), {"action": "append", "help": "only this dataset (repeatable; default: all)"})]),
+    "verify": (cmd_verify, "look through the warehouse for any taken-down post; exit 2 naming the files", [
+        (("--json",), {"action": "store_true", "help": "print the hits as JSON"})]),
+}
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser("takedown", help="take posts and authors out of every release and file (docs/takedowns.md)")
-    tsub = p.add_subparsers(dest="takedown_command", required=True)
-
-    a = tsub.add_parser("add", help="add posts (ids, t3_ or not) and authors (kept as a keyed hash) to the ledger")
-    a.add_argument("--post", action="append", metavar="ID", help="a post id, t3_abc or abc (repeatable)")
-    a.add_argument("--author", action="append", metavar="NAME", help="a Reddit user name (repeatable)")
-    a.add_argument("--reason", required=True, help="why (kept in the ledger)")
-    warehouse_arg(a)
-    a.set_defaults(func=cmd_add)
-
-    a = tsub.add_parser("list", help="the takedown ledger")
-    warehouse_arg(a)
-    a.set_defaults(func=cmd_list)
-
-    a = tsub.add_parser("apply", help="publish the next versions without taken-down rows, withdraw the older ones, "
-                                      "and take the posts out of every other file")
-    a.add_argument("--purge-releases", action="store_true",
-                   help="also delete the files of withdrawn releases (their manifest stays)")
-    warehouse_arg(a)
-    a.set_defaults(func=cmd_apply)
-
-    a = tsub.add_parser("sync", help="ask Reddit (praw) about the latest releases' posts; add those deleted or removed")
-    a.add_argument("--config", help="recipe TOML whose [sources] sets praw's site, API and retries")
-    a.add_argument("--dataset", action="append", help="only this dataset (repeatable; default: all)")
-    warehouse_arg(a)
-    a.set_defaults(func=cmd_sync)
-
-    a = tsub.add_parser("verify", help="look through the warehouse for any taken-down post; exit 2 naming the files")
-    a.add_argument("--json", action="store_true", help="print the hits as JSON")
-    warehouse_arg(a)
-    a.set_defaults(func=cmd_verify)
-    for command in tsub.choices.values():
+    commands = p.add_subparsers(dest="takedown_command", required=True)
+    for name, (func, help_text, options) in COMMANDS.items():
+        command = commands.add_parser(name, help=help_text)
+        for flags, keywords in options:
+            command.add_argument(*flags, **keywords)
+        warehouse_arg(command)
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="show the full traceback of an error (also: EXPRESS_DEBUG=1)")
+        command.set_defaults(func=func)

@@ -190,7 +190,7 @@ def test_a_rebuild_drops_new_takedowns_from_the_shards_it_reuses(built: Built, a
 
 
 @pytest.mark.parametrize("held_at", ["extract.done", "v2"], ids=["mid-rewrite-of-a-shard", "before-v2-lands"])
-def test_a_killed_apply_run_again_gives_the_same_warehouse(requested, applied, tmp_path, held_at):
+def test_a_killed_apply_run_again_gives_the_same_warehouse(requested, applied, tmp_path, capsys, held_at):
     root = relocated(requested, tmp_path / "wh")
     flag = tmp_path / "held"
     proc = subprocess.Popen([sys.executable, "-c", HOLD, held_at, str(flag), "takedown", "apply",
@@ -208,7 +208,10 @@ def test_a_killed_apply_run_again_gives_the_same_warehouse(requested, applied, t
         assert list(root.glob("runs/*/shards/*/.commit-journal.json"))
     else:  # the release was written but not yet in place
         assert list(root.glob("express-demo/.tmp-v2-*")) and not (root / "express-demo" / "v2").exists()
-    apply(root)
+    capsys.readouterr()
+    assert main(["takedown", "apply", "--warehouse", str(root)]) == 0  # the same command, again
+    said = capsys.readouterr().out
+    assert "withdrawn express-demo/v1" in said and "withdrawn releases keep their files: express-demo/v1" in said
     assert not list(root.rglob(".commit-journal.json")) and not list(root.glob("express-demo/.tmp-*"))
     assert snapshot(root) == snapshot(applied[0])
 
