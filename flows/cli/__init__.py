@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "flows.cli.scale",
     "flows.cli.review",
     "flows.cli.acceptance",
+    "flows.cli.takedown",
 ]
 
 class Terminated(BaseException):
