@@ -29,11 +29,12 @@ from schemas.config import Recipe
 from schemas.records import EXAMPLES
 from warehouse.catalog import register_release
 from warehouse.gate_result import GateResult
-from warehouse.integrity import check_release_files
+from warehouse.integrity import ReleaseChanged, check_release_files
 from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.manifest import release_fields, write_manifest
 from warehouse.splits import SPLITS, split_for, splits_for_config
 from warehouse.takedowns import taken_down_mask
+from warehouse.withdrawn import describe, withdrawal
 
 
 class PublishError(UserError, RuntimeError):
@@ -80,6 +81,8 @@ class Release:
     def at(cls, path: Path) -> "Release":
         """The release published at `path`, its files checked against its manifest (ReleaseChanged)."""
         m = json.loads(ReleasePaths(path).manifest.read_text())
+        if (withdrawn := withdrawal(path)) is not None and withdrawn.get("purged"):
+            raise ReleaseChanged(f"{path}: withdrawn and its files purged ({describe(withdrawn)}; docs/takedowns.md)")
         check_release_files(path, m, Warehouse.of_release(path).file_checks)
         return cls(m["dataset"], m["version"], path)
 
