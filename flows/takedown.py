@@ -1,6 +1,6 @@
 """The takedown flows: apply the ledger to the warehouse (takedowns/apply.py), publishing each next
-version as a build publishes a run (flows/build.py's publish task: the runtime's publishing and
-gate), and sync the ledger with Reddit (takedowns/sync.py)."""
+version as a build publishes a run (flows/build.py's publish task and the runtime's gate runner),
+and sync the ledger with Reddit (takedowns/sync.py)."""
 from __future__ import annotations
 
 from typing import Any

@@ -13,9 +13,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from flows.runtime.collector import freeze_loaded
 from flows.runtime.imports import deferred, hidden
-from flows.runtime.memory import trim
 from flows.runtime.pieces import enabled
 
 BLAS_THREADS = 1
@@ -39,13 +37,9 @@ def loading() -> Iterator[None]:
 @contextmanager
 def around_setup(step: Any) -> Iterator[None]:
     """What the step runner's setup of `step` runs inside (pipeline/steps.py: `around_setup`),
-    with the teardowns of the steps it replaces: the models load as `loading` says; after, freed
-    pages go back (a step that replaced another) and what was loaded is frozen."""
+    with the teardowns of the steps it replaces: the models load as `loading` says."""
     with loading():
         yield
-    if getattr(step, "replaces", ()):
-        trim()
-    freeze_loaded()
 
 
 def import_gx() -> Any:
