@@ -21,11 +21,11 @@ from flows.runtime import prefect_tuning
 from flows.runtime.collector import collect_less
 from flows.runtime.dask_workers import local_worker_config
 from flows.runtime.memory import allocator_defaults
-from flows.runtime.models import around_setup, import_gx, loading, training
+from flows.runtime.models import around_setup, import_gx, loading
 from flows.runtime.pieces import PIECES, SWITCH, check, enabled
 
 __all__ = ["PIECES", "SWITCH", "around_setup", "check", "enabled", "gate_runner", "local_worker_config",
-           "process_start", "session", "training"]
+           "process_start", "session"]
 
 
 def process_start() -> None:

@@ -1,5 +1,5 @@
-"""How a build's libraries and models load (pieces `openblas`, `hidden_imports`, `gx_imports`,
-`training_one_thread`), and what the runtime does around a step's setup.
+"""How a build's libraries and models load (pieces `openblas`, `hidden_imports`, `gx_imports`),
+and what the runtime does around a step's setup.
 
 spaCy's layers multiply their matrices with numpy's OpenBLAS instead of thinc's default blis,
 with one BLAS thread per process (a build runs one worker process per core): the same tags and
@@ -51,15 +51,3 @@ def import_gx() -> Any:
     with hidden("sqlalchemy"), deferred("scipy.stats", "altair"):
         import great_expectations as gx
     return gx
-
-
-@contextmanager
-def training() -> Iterator[None]:
-    """Around the acceptance model's training: its fits are small, and BLAS threads only contend."""
-    if not enabled("training_one_thread"):
-        yield
-        return
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        yield

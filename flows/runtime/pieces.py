@@ -23,7 +23,6 @@ PIECES: dict[str, str] = {
     "openblas": "spaCy's layers multiply on numpy's OpenBLAS with one thread, not blis",
     "hidden_imports": "spaCy and Presidio load without torch and transformers",
     "gx_imports": "Great Expectations loads without SQLAlchemy, scipy.stats and altair",
-    "training_one_thread": "the acceptance model's small fits use one BLAS thread",
 }
 
 
