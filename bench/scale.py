@@ -210,7 +210,6 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
 
         built = build_flow(plan).to_dict()
     Path(result).write_text(json.dumps(built, default=str))
-    runtime.process_exit()
     return 0
 
 

@@ -88,6 +88,27 @@ def cutoff_analysis(run_dir: str | Path, dec: Decomposition, cutoff: str, min_ro
     return cutoff_split(rows, utc_seconds(cutoff), min_rows, bootstrap, seed)
 
 
+def rescore_run(run_dir: str | Path, dec: Decomposition | None = None) -> dict[str, Any]:
+    """Metrics and analysis recomputed from the stored predictions, once rows have left them (a
+    takedown): scored from the file as a run is. What the analysis says of the run itself (usage,
+    throughput, cache) is kept; the intervals are drawn as before (samples, seed)."""
+    out, dec = Path(run_dir), dec or default_decomposition()
+    metrics = aggregate(score_row(r["surfaces"], r["parsed"], dec) for r in read_run_predictions(out))
+    _write_json(EvaluationPaths(out).metrics, metrics)
+    old = json.loads(EvaluationPaths(out).analysis.read_text()) if EvaluationPaths(out).analysis.exists() else {}
+    drawn = old.get("intervals", {})
+    analysis = analyse_run(out, dec, bootstrap=drawn.get("samples", 1000), seed=drawn.get("seed", 0))
+    analysis["invalid_shapes"] = invalid_shapes(read_run_predictions(out))
+    _write_json(EvaluationPaths(out).analysis, {**old, **analysis})
+    return metrics
+
+
+def split_rows(release: Release, split: str) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(release.split_file(split)).metadata.num_rows
+
+
 def train_items(release: Release) -> Iterator[TrainItem]:
     """What fitting may read: the train split, with its gold words."""
     return (TrainItem.from_row(r) for r in iter_rows(release.split_file("train")))

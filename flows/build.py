@@ -70,8 +70,7 @@ def _run_in_order(step: type[steps.OrderedStep[Any, Any]], units: list[Any], rec
 
 
 def _publish(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: dict[str, Any] | None) -> Published:
-    with runtime.publishing():
-        return publish_run(wh, run, assembled, extra, gate=runtime.gate_runner())
+    return publish_run(wh, run, assembled, extra, gate=runtime.gate_runner())
 
 
 _step_task = task(_run_step, cache_policy=NO_CACHE, retry_condition_fn=_retry_unless_it_cannot_heal,
@@ -176,21 +175,14 @@ def shard_work_flow(run: Run) -> RunTables:
     deduped = dedupe.result()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
-    # on this process while the workers extract: the ingest quarantine (complete once dedupe is),
-    # and the gate's PII scan of each extracted shard, beside the extracts or (runtime) here
+    # on this process while the workers extract: the ingest quarantine (complete once dedupe is);
+    # the gate's PII scan of each extracted shard, on the task runner beside the extracts
     with ThreadPoolTaskRunner(max_workers=1) as scanner:
-        prescan_task = step_task(PrescanStep)
         joined = scanner.submit(step_task(JoinIngestQuarantine),
                                 {"step": JoinIngestQuarantine, "unit": tables, "recipe_path": run.recipe_path})
-        shard_of = {id(f): s for f, s in zip(extracts, all_shards)}
-        scans = []
-        if runtime.prescans_beside_worker(run.dask_address, run.workers):
-            _run_parallel("extract", extracts, then=lambda fut: scans.append(scanner.submit(
-                prescan_task, {"step": PrescanStep, "unit": shard_of[id(fut)], "recipe_path": run.recipe_path})))
-        else:
-            scans = [prescan_task.submit(PrescanStep, s, run.recipe_path, wait_for=[f])
-                     for f, s in zip(extracts, all_shards)]
-            _run_parallel("extract", extracts)
+        prescan_task = step_task(PrescanStep)
+        scans = [prescan_task.submit(PrescanStep, s, run.recipe_path, wait_for=[f]) for f, s in zip(extracts, all_shards)]
+        _run_parallel("extract", extracts)
         wait([joined, *scans])
         for f in [joined, *scans]:
             f.result()

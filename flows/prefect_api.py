@@ -20,7 +20,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -69,7 +68,7 @@ def is_temporary() -> bool:
 class Server:
     """The temporary API's server process, launched now and waited for later."""
 
-    def __init__(self, app: str = APP, env: dict[str, str] | None = None) -> None:
+    def __init__(self, app: str = APP) -> None:
         with socket.socket() as sock:  # a port the system says is free
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
@@ -78,7 +77,7 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--app-dir", str(repo), "--factory", app, "--host", "127.0.0.1",
              "--port", str(self.port), "--log-level", "error", "--lifespan", "on"],
-            env={**(env or {}), **os.environ, "PREFECT_UI_ENABLED": "0", PARENT_PIPE: str(theirs)},
+            env={**os.environ, "PREFECT_UI_ENABLED": "0", PARENT_PIPE: str(theirs)},
             pass_fds=[theirs], start_new_session=True)
         os.close(theirs)
         atexit.register(self.stop)
@@ -122,25 +121,20 @@ class Server:
 _SERVERS: list[Server] = []  # the one this process started, if any
 
 
-def ensure(app: str = APP, server_env: dict[str, str] | None = None, client_env: dict[str, str] | None = None,
-           while_starting: Callable[[], object] | None = None) -> str | None:
+def ensure(app: str = APP, client_env: dict[str, str] | None = None) -> str | None:
     """Make this process's flows report to an API: the configured one (returns None), else the
-    temporary server this process started before, else a new one (returns its URL). `server_env`
-    is added to the server's environment, `client_env` to this process's once the server is up
-    (a variable already set wins in both); `while_starting` runs once the server is launched,
-    before waiting for it."""
+    temporary server this process started before, else a new one (returns its URL). `client_env`
+    is added to this process's environment once the server is up (a variable already set wins)."""
     if os.environ.get("PREFECT_API_URL"):
         return None
     if not _SERVERS:
-        server = Server(app, server_env)
+        server = Server(app)
         from prefect.settings import PREFECT_API_URL
 
         if PREFECT_API_URL.value():  # configured in the user's Prefect profile after all
             server.stop()
             return None
         _SERVERS.append(server)
-        if while_starting is not None:
-            while_starting()
     url = _SERVERS[0].wait()
     for key, value in (client_env or {}).items():
         os.environ.setdefault(key, value)

@@ -10,8 +10,10 @@ from common.locking import file_lock
 from flows.build import build_run, pull_inputs
 from pipeline.plan import BuildPlan, BuildResult, no_inputs, open_rebuild
 from pipeline.rebuild import plan_rebuild
+from pipeline.takedown_shards import honour_in_shards
 
 plan_task = task(plan_rebuild, name="plan-rebuild", cache_policy=NO_CACHE)
+honour_task = task(honour_in_shards, name="honour-takedowns", cache_policy=NO_CACHE)
 
 
 @flow(name="express-rebuild", validate_parameters=False)
@@ -38,6 +40,9 @@ def rebuild_flow(plan: BuildPlan) -> BuildResult:
         if rebuild.extra_manifest and pulled:
             rebuild.extra_manifest["incremental"]["scrape"] = {k: scrape[k] for k in ("path", "new_items", "rows",
                                                                                       "skipped_seen")}
+        if rebuild.takedowns and rebuild.prior_shards:  # the stored posts, as if read now
+            changed = honour_task(plan.wh.root, rebuild.prior_shards)
+            print(f"[rebuild] takedowns honoured in the stored shards ({changed} folders rewritten)", flush=True)
         print(f"[rebuild] {len(rebuild.new_inputs)} new input(s) of {len(files)}; parent {rebuild.parent or 'none'}",
               flush=True)
         result = build_run(open_rebuild(plan, rebuild))

@@ -4,7 +4,7 @@ spaCy model per worker process, loaded by its first shard and reused by the othe
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -21,12 +21,24 @@ from pipeline.steps import Outputs, Step
 from review.build import Review, reviewer, run_review
 from schemas.config import Recipe
 from schemas.funnel import Funnel
-from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, RawPost, quarantine_values
+from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE, TAKEDOWN, RawPost, quarantine_values
 
 # What extraction reads of a kept post, by name: its id, text and origin (for quarantine rows),
 # and every field an example carries from its post (extractors/examples.py).
 POST_COLUMNS = tuple(dict.fromkeys(("id", "text", "source_file", "source_line", *CARRIED)))
 assert set(POST_COLUMNS) <= {f.name for f in fields(RawPost)}
+
+
+def _past_tombstones(posts: Iterable[RawPost], funnel: Funnel, dropped: ParquetSink) -> Iterator[RawPost]:
+    """The posts, less those a takedown emptied in place (pipeline/takedown_shards.py: no id, no
+    text; the row stays so that dedupe's row numbers hold), each counted as dropped for takedown."""
+    for post in posts:
+        if post.id:
+            yield post
+        else:
+            funnel.read += 1
+            funnel.drop(TAKEDOWN)
+            dropped.write_values(quarantine_values("extract", post, TAKEDOWN))
 
 
 def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, recipe: Recipe, funnel: Funnel,
@@ -42,7 +54,7 @@ def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, r
             if found:
                 disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
 
-        for ex in build_examples(posts, extractor, recipe.extract, funnel,
+        for ex in build_examples(_past_tombstones(posts, funnel, dropped), extractor, recipe.extract, funnel,
                                  on_drop=lambda p, why: dropped.write_values(quarantine_values("extract", p, why, False)),
                                  on_disclosures=on_found, segmenter=Segmenter(recipe.segment), hit_counts=hits,
                                  review=review):

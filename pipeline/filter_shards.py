@@ -24,6 +24,7 @@ from filters.dedupe import NEAR_SIGNATURES, dedupe_filters, split_chain
 from filters.duplicate_index import KEYS, KEYS_FILE
 from filters.near_index import BANDS_FILE, write_bands
 from filters.reddit import filters_from_config
+from filters.takedown import TakedownFilter
 from pipeline.results import FilterResult
 from pipeline.shards import Shard, shard_lines
 from pipeline.steps import Outputs, Step
@@ -32,6 +33,7 @@ from schemas.funnel import Funnel
 from schemas.records import QUARANTINE, RAW_POSTS, RawPost, quarantine_values
 from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_comments
+from warehouse.takedowns import run_takedowns
 
 if TYPE_CHECKING:
     from privacy.scrubber import Scrubber
@@ -45,6 +47,13 @@ def filter_chain(recipe: Recipe) -> tuple[list[Filter], list[Filter]]:
     filters.reddit.filters_from_config): the disclosure prefilter right after the field checks."""
     candidates = DisclosureCandidates(Prefilter(maskable_terms()).selects)
     return split_chain(filters_from_config(recipe.filters, selective=[candidates]))
+
+
+def honouring_takedowns(shard: Shard, chain: list[Filter]) -> list[Filter]:
+    """The chain with the takedown filter first when the shard's run honours takedowns: a
+    taken-down post is dropped before another filter could quarantine its text."""
+    taken = run_takedowns(shard.run.takedowns)
+    return [TakedownFilter(taken.posts, taken.author_matcher()), *chain] if taken else chain
 
 
 def _scrubber(filters: Any) -> Scrubber:
@@ -161,7 +170,7 @@ class FilterStep(Step[Shard, FilterResult]):
             records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)
             with ParquetSink(out(s.posts), RAW_POSTS) as posts, \
                  ParquetSink(out(s.quarantine("ingest")), QUARANTINE) as dropped:
-                kept = run_filters(records, self.stateless, funnel,
+                kept = run_filters(records, honouring_takedowns(s, self.stateless), funnel,
                                    lambda r, why: dropped.write_values(quarantine_values("ingest", r, why,
                                                                                          why != NO_DISCLOSURE)))
                 for post in scrubbed(kept, self.scrubber):

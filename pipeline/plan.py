@@ -18,6 +18,7 @@ from schemas.config import Recipe, check_number, override
 from sources.dumps import count_lines
 from sources.join import order_inputs
 from warehouse.layout import RunPaths, Warehouse
+from warehouse.takedowns import save_takedown_state, takedown_state
 
 NO_INPUTS = ("no input dump{where}: give --input FILE (or a folder of dumps), --praw-query TERM, or a recipe "
              "with [sources] kind = \"praw\"")
@@ -148,20 +149,23 @@ def open_build(plan: BuildPlan, pulled: list[str] | tuple[str, ...] = ()) -> Run
     if not files:
         raise no_inputs()
     review = review_state(plan.wh, plan.recipe.dataset.name)
-    run_id = plan.run_id or build_run_id(files, plan.recipe, plan.shard_lines, review)
-    return _open(plan, run_id, files, review)
+    takedowns = takedown_state(plan.wh)
+    run_id = plan.run_id or build_run_id(files, plan.recipe, plan.shard_lines, review, takedowns)
+    return _open(plan, run_id, files, review, takedowns)
 
 
-def _open(plan: BuildPlan, run_id: str, files: list[str], review: dict[str, Any] | None, **reuse: Any) -> Run:
+def _open(plan: BuildPlan, run_id: str, files: list[str], review: dict[str, Any] | None,
+          takedowns: dict[str, Any] | None, **reuse: Any) -> Run:
     paths = open_run(plan.wh, run_id, plan.recipe, files, plan.shard_lines)
     save_review_state(paths, review)
+    save_takedown_state(paths.takedowns, takedowns)
     return Run(plan.warehouse, run_id, paths, plan.wh.quarantine_dir(run_id), tuple(order_inputs(files)), plan.shard_lines,
                plan.workers, plan.dask_address, plan.publish, **reuse)
 
 
 def open_rebuild(plan: BuildPlan, rebuild: Any) -> Run:
     """Open the run an incremental rebuild planned (pipeline/rebuild.py: RebuildPlan)."""
-    return _open(plan, rebuild.run_id, rebuild.new_inputs, rebuild.review,
+    return _open(plan, rebuild.run_id, rebuild.new_inputs, rebuild.review, rebuild.takedowns,
                  prior_shards=tuple(rebuild.prior_shards), prior_inputs=tuple(rebuild.prior_inputs),
                  hashes=dict(rebuild.hashes), extra_manifest=rebuild.extra_manifest)
 

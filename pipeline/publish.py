@@ -15,6 +15,7 @@ from schemas.config import Recipe
 from warehouse.layout import RunPaths, Warehouse
 from warehouse.manifest import run_fields
 from warehouse.publish import PublishError, Release, ensure_registered, publish_release
+from warehouse.takedowns import TakedownLedger
 
 
 def find_published(wh: Warehouse, run_id: str) -> Published | None:
@@ -63,7 +64,12 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: 
     recipe = load_saved_recipe(run.recipe)
     index = run_review(run)
     review = {"review": index.describe()} if index is not None else {}
+    honoured = {}
+    if run.takedowns.exists():  # the takedowns its filters dropped at read (docs/takedowns.md)
+        state = json.loads(run.takedowns.read_text())
+        honoured = {"takedowns": {"ledger_version": state["version"], "ledger_sha256": state["sha256"]}}
     fields = run_fields(run_id, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
-                        stage_fields(recipe), {**review, **(extra or {})})
-    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run), gate=gate)
+                        stage_fields(recipe), {**review, **honoured, **(extra or {})})
+    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run), gate=gate,
+                              taken_down=TakedownLedger(wh.root).current().posts)
     return Published(release.dataset, release.version, str(release.path), str(release.manifest_path))

@@ -14,13 +14,14 @@ from common.checksums import sha256_file
 from common.versioning import code_version
 from pipeline.assemble import AssembleStep
 from pipeline.results import AssembleResult
-from pipeline.run import derive_run_id, input_fingerprint, input_record
+from pipeline.run import derive_run_id, input_fingerprint, input_record, takedown_part
 from pipeline.shards import Shard
 from pipeline.steps import read_marker
 from review.build import review_state
 from schemas.config import Recipe
 from schemas.lexicon import data_versions
 from warehouse.layout import ReleasePaths, Warehouse
+from warehouse.takedowns import takedown_state
 
 
 @dataclass
@@ -37,6 +38,7 @@ class RebuildPlan:
     relabel: list[str] = field(default_factory=list)
     message: str = ""
     review: dict[str, Any] | None = None  # the ledger state the run applies (review/build.py)
+    takedowns: dict[str, Any] | None = None  # the takedown ledger state it honours (warehouse/takedowns.py)
 
 
 def input_hashes(wh: Warehouse, paths: list[str]) -> dict[str, str]:
@@ -86,9 +88,10 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
     rd = recipe.to_dict()
     hashes = input_hashes(wh, files)
     review = review_state(wh, recipe.dataset.name)
+    takedowns = takedown_state(wh)
     parent = latest_manifest(wh, recipe.dataset.name)
     parent_run = read_marker(wh.run_dir(parent["run_id"]), AssembleStep.name) if parent else None
-    reusable = parent_run is not None and parent["config"]["filters"] == rd["filters"]
+    reusable = bool(parent_run and parent_run.get("shard_list")) and parent["config"]["filters"] == rd["filters"]
     if parent and not reusable:
         print(f"[rebuild] parent {parent['dataset']}/{parent['version']} cannot be extended (filters changed or "
               "its run folder is gone): full build", flush=True)
@@ -100,7 +103,8 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
         return RebuildPlan(None, [], hashes, parent=parent_id,
                            message=f"up to date: {parent_id} already has these inputs and rules")
     run_id = derive_run_id("rebuild", parent["run_id"] if reusable else "", json.dumps(rd, sort_keys=True),
-                           str(shard_lines), (review or {}).get("sha256", ""), *[hashes[p] for p in new])
+                           str(shard_lines), (review or {}).get("sha256", ""), *[hashes[p] for p in new],
+                           *takedown_part(takedowns))
     prior = list(AssembleResult.from_marker(parent_run).shard_list) if reusable else []
     if relabel:
         run = wh.run(run_id)
@@ -111,4 +115,4 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
                  "incremental": {"new_inputs": [input_record(p, hashes[p]) for p in new],
                                  "reused_shards": len(prior), "relabelled_because": relabel}}
     return RebuildPlan(run_id, new, hashes, prior, parent["inputs"] if reusable else [], extra,
-                       parent_id if reusable else None, relabel, review=review)
+                       parent_id if reusable else None, relabel, review=review, takedowns=takedowns)

@@ -58,10 +58,18 @@ def input_fingerprint(path: str) -> str:
     return f"{Path(path).resolve()}|{st.st_size}|{st.st_mtime_ns}"
 
 
-def build_run_id(inputs: list[str], recipe: Recipe, shard_lines: int, review: dict[str, Any] | None = None) -> str:
-    """A build's id; `review` is the ledger state the run applies (new decisions: a new run)."""
+def build_run_id(inputs: list[str], recipe: Recipe, shard_lines: int, review: dict[str, Any] | None = None,
+                 takedowns: dict[str, Any] | None = None) -> str:
+    """A build's id; `review` and `takedowns` are the ledger states the run applies (new decisions
+    or takedowns: a new run)."""
     return derive_run_id(*map(input_fingerprint, inputs), json.dumps(recipe.to_dict(), sort_keys=True),
-                         str(shard_lines), (review or {}).get("sha256", ""))
+                         str(shard_lines), (review or {}).get("sha256", ""), *takedown_part(takedowns))
+
+
+def takedown_part(takedowns: dict[str, Any] | None) -> list[str]:
+    """What the takedown ledger adds to a run id: nothing when it is empty, so the ids of builds
+    that honour no takedown stay as they were."""
+    return [f"takedowns:{takedowns['sha256']}"] if takedowns else []
 
 
 def expand_inputs(inputs: list[str]) -> list[str]:

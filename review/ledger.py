@@ -8,25 +8,18 @@ earlier one (ledger order, not clock time); `retract` withdraws the reviewer's d
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from common.jsonl import read_jsonl
-from common.locking import file_lock
+from common.batches import BatchFolder
 from warehouse.layout import Warehouse
 
 SCHEMA = "express-review-ledger/1"
 VERDICTS = ("accept", "reject")
 DECISIONS = (*VERDICTS, "skip", "retract")
-_BATCH = re.compile(r"^(\d{6})\.jsonl$")
 
 
 class LedgerError(ValueError):
@@ -39,28 +32,6 @@ def reviews_dir(root: Path, dataset: str) -> Path:
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def write_atomic(path: Path, data: bytes, overwrite: bool = True) -> None:
-    """Write a whole file or nothing: temp file, fsync, rename (or link, to never overwrite)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)  # FileExistsError rather than replacing a batch
-    finally:
-        tmp.unlink(missing_ok=True)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 @dataclass(frozen=True)
@@ -108,57 +79,23 @@ def entry_from_json(row: Any, where: str) -> Entry:
     return Entry(**{k: row[k] for k in _NAMES if k in row})
 
 
-class Ledger:
+class Ledger(BatchFolder):
     """The decisions of one dataset. Cheap to create; reads the batch files on demand."""
 
     def __init__(self, root: str | Path, dataset: str):
         self.root = Path(root)
         self.dataset = dataset
         self.dir = reviews_dir(self.root, dataset) / "ledger"
-        self._lock = reviews_dir(self.root, dataset) / ".ledger.lock"
-
-    def batch_files(self) -> list[Path]:
-        if not self.dir.is_dir():
-            return []
-        found = sorted(p for p in self.dir.iterdir() if _BATCH.match(p.name))
-        for n, p in enumerate(found, start=1):
-            if int(p.stem) != n:
-                raise LedgerError(f"{p}: ledger batch {n:06d} is missing; the ledger is not contiguous")
-        return found
-
-    @property
-    def version(self) -> int:
-        return len(self.batch_files())
+        super().__init__(self.dir, reviews_dir(self.root, dataset) / ".ledger.lock", LedgerError, "ledger",
+                         "another review writer")
 
     def append(self, entries: Iterable[Entry]) -> int:
         """Add one batch holding `entries` (all or none); returns the new ledger version."""
-        lines = [json.dumps(e.to_json(), ensure_ascii=False, sort_keys=True) for e in entries]
-        if not lines:
-            return self.version
-        for n, line in enumerate(lines, start=1):
-            entry_from_json(json.loads(line), f"new batch line {n}")  # never write what we cannot read
-        with file_lock(self._lock, timeout=60, holder="another review writer"):
-            version = self.version + 1
-            write_atomic(self.dir / f"{version:06d}.jsonl", ("\n".join(lines) + "\n").encode("utf-8"),
-                         overwrite=False)
-        return version
+        return self.append_rows([e.to_json() for e in entries], entry_from_json)
 
     def read(self, version: int | None = None, since: int = 0) -> list[Entry]:
         """Entries of batches since+1 .. version (default: all), in ledger order."""
-        files = self.batch_files()
-        if version is not None and version > len(files):
-            raise LedgerError(f"{self.dir}: ledger version {version} does not exist (latest is {len(files)})")
-        out = []
-        for path in files[since:version]:
-            out.extend(entry_from_json(row, f"{path}:{n}") for n, row in read_jsonl(path, LedgerError))
-        return out
-
-    def sha256(self, version: int | None = None) -> str:
-        """Hash of the bytes of batches 1..version: what a build records beside the version."""
-        h = hashlib.sha256()
-        for path in self.batch_files()[:version]:
-            h.update(path.read_bytes())
-        return h.hexdigest()
+        return [e for _, entries in self.parsed(entry_from_json, version, since) for e in entries]
 
 
 def latest_by_reviewer(entries: Iterable[Entry]) -> dict[str, dict[str, Entry]]:

@@ -10,10 +10,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from common.files import write_atomic
 from common.jsonl import read_jsonl
 from common.locking import file_lock
 from review.items import ReviewItem
-from review.ledger import LedgerError, reviews_dir, write_atomic
+from review.ledger import LedgerError, reviews_dir
 from warehouse.layout import Warehouse
 
 

@@ -232,6 +232,9 @@ class OrchestrateConfig:
     in_process_below_mb: int = 32  # smaller inputs run in the build's own process (--workers 0)
     cron: str = "0 4 * * 1"  # weekly, Monday 04:00
     timezone: str = "UTC"
+    # the weekly rebuild first asks Reddit which posts of the latest release are gone and, when
+    # any is, applies the takedowns after it (docs/takedowns.md); recorded only when on
+    sync_takedowns: bool = field(default=False, metadata={"omit_default": True})
 
 
 @dataclass(frozen=True)
@@ -252,7 +255,8 @@ class Recipe:
         for f in fields(self):
             value = getattr(self, f.name)
             if is_dataclass(value):
-                out[f.name] = {k.name: _plain(getattr(value, k.name)) for k in fields(value)}
+                out[f.name] = {k.name: _plain(getattr(value, k.name)) for k in fields(value)
+                               if not (k.metadata.get("omit_default") and getattr(value, k.name) == k.default)}
         return out
 
 

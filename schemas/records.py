@@ -13,6 +13,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 import pyarrow as pa
 
 MASK = "<mask>"
+TAKEDOWN = "takedown"  # the drop reason of a taken-down post (docs/takedowns.md): quarantined without its text
 
 
 @dataclass(slots=True)
@@ -157,7 +158,9 @@ def quarantine_values(stage: str, rec: RawPost | Malformed, reason: str, with_te
     source_line, raw), for `ParquetSink.write_values`. A post may leave its text out where it is
     stored elsewhere: dropped after ingest (the run's posts.parquet holds it, keyed by id), or
     dropped by the disclosure prefilter (most of a dump: its file and line point at it, and writing
-    its text cost a third of a build)."""
+    its text cost a third of a build). A taken-down post keeps neither its id nor its text."""
     if isinstance(rec, Malformed):
         return stage, rec.reason, None, rec.source_file, rec.source_line, rec.raw
+    if reason == TAKEDOWN:
+        return stage, reason, None, rec.source_file, rec.source_line, None
     return stage, reason, rec.id, rec.source_file, rec.source_line, rec.text if with_text else None

@@ -27,6 +27,7 @@ from schemas.config import SourcesConfig
 SUBMISSION_FIELDS = ("id", "title", "selftext", "over_18", "score", "distinguished", "stickied",
                      "removed_by_category", "created_utc", "crosspost_parent", "num_comments")
 COMMENT_FIELDS = ("id", "body", "link_id", "parent_id", "score", "distinguished", "stickied", "created_utc")
+INFO_BATCH = 100  # fullnames per /api/info request: Reddit's limit
 
 
 class ScrapeError(RuntimeError):
@@ -262,6 +263,31 @@ class Scraper:
                 self._backoff(q, attempt, exc, where)
             except (ResponseException, OAuthException) as exc:
                 raise _refusal(q, exc, where) from None
+
+
+    def info(self, fullnames: list[str]) -> dict[str, dict[str, Any]]:
+        """fullname -> the item as Reddit answers for it now (dump-shaped), for each it still
+        knows; asked INFO_BATCH fullnames a call (Reddit's limit for /api/info), with the pull's
+        retries and backoff, and praw's own pacing by Reddit's rate-limit headers."""
+        from prawcore.exceptions import (InvalidToken, OAuthException, RequestException, ResponseException,
+                                         ServerError, TooManyRequests)
+
+        q, out = Query("info", "all"), {}
+        for start in range(0, len(fullnames), INFO_BATCH):
+            batch, attempt = fullnames[start:start + INFO_BATCH], 0
+            while True:
+                try:
+                    found = list(self.reddit.info(fullnames=batch))
+                    break
+                except (TooManyRequests, ServerError, RequestException, InvalidToken) as exc:
+                    attempt += 1
+                    self._backoff(q, attempt, exc, "no takedown written")
+                except (ResponseException, OAuthException) as exc:
+                    raise _refusal(q, exc, "no takedown written") from None
+            for thing in found:
+                fields = COMMENT_FIELDS if thing.fullname.startswith("t1_") else SUBMISSION_FIELDS
+                out[thing.fullname] = _plain(vars(thing), fields)
+        return out
 
 
 def _refusal(q: Query, exc: Exception, where: str) -> ScrapeError:

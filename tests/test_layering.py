@@ -8,13 +8,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OURS = ("common", "schemas", "privacy", "sources", "filters", "extractors", "warehouse", "review", "pipeline",
-        "evaluation", "flows")
+        "evaluation", "takedowns", "flows")
 LOW = {"common", "schemas"}
 MAY_IMPORT = {"common": set(), "schemas": {"common"}, "privacy": LOW, "sources": LOW,
               "filters": LOW | {"privacy"}, "extractors": LOW, "warehouse": LOW | {"privacy"},
               "review": LOW | {"warehouse", "extractors"},
               "pipeline": LOW | {"privacy", "sources", "filters", "extractors", "warehouse", "review"},
-              "evaluation": LOW | {"warehouse"}}
+              "evaluation": LOW | {"warehouse"},
+              "takedowns": LOW | {"privacy", "sources", "filters", "extractors", "warehouse", "review", "pipeline",
+                                  "evaluation"}}
 
 
 def imports(path: Path) -> list[tuple[int, str]]:

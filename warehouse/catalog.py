@@ -59,3 +59,18 @@ def list_views(warehouse: Warehouse) -> list[str]:
     finally:
         con.close()
     return [r[0] for r in rows]
+
+
+def drop_release(warehouse: Warehouse, dataset: str, version: str) -> list[str]:
+    """Drop the views of one release (its files were purged); the `latest` views are left alone."""
+    prefix = view_name(dataset, version, "")
+    names = [v for v in list_views(warehouse) if v.startswith(prefix)]
+    if not names:
+        return []
+    con = duckdb.connect(str(warehouse.catalog))
+    try:
+        for name in names:
+            con.execute(f"DROP VIEW IF EXISTS {name}")
+    finally:
+        con.close()
+    return names

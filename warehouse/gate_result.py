@@ -1,5 +1,5 @@
-"""What the quality gate returns, apart from the gate itself: the caller of a gate run in a helper
-process (flows/runtime/gate_helper.py) reads it without importing pandas or Great Expectations."""
+"""What the quality gate returns, apart from the gate itself: publishing reads it without importing
+pandas or Great Expectations (a release published without the gate never loads them)."""
 from __future__ import annotations
 
 import json

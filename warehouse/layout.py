@@ -102,6 +102,11 @@ class Warehouse:
     def catalog_lock(self) -> Path:
         return self.root / ".catalog.lock"
 
+    @property
+    def takedowns(self) -> "TakedownPaths":
+        """The takedown ledger, its key and the state of `express takedown apply`."""
+        return TakedownPaths(self.root / "takedowns")
+
     def rejected_dir(self, dataset: str, version: str, stamp: str) -> Path:
         """Where the gate results of a release that failed its gate are kept (never a release)."""
         return self.root / "rejected" / dataset / f"{version}-{stamp}"
@@ -166,6 +171,10 @@ class RunPaths:
     @property
     def review(self) -> Path:
         return self.root / "review.json"  # the review-ledger version the run applies
+
+    @property
+    def takedowns(self) -> Path:
+        return self.root / "takedowns.json"  # the takedown-ledger version the run honours
 
     @property
     def lock(self) -> Path:
@@ -242,6 +251,39 @@ class ReleasePaths:
     @property
     def data_docs(self) -> Path:
         return self.gate / "data_docs" / "index.html"
+
+    @property
+    def withdrawn(self) -> Path:
+        """The sidecar that marks the release withdrawn (next to it: the release stays immutable)."""
+        return self.root.parent / f"{self.root.name}.withdrawn.json"
+
+
+@dataclass(frozen=True)
+class TakedownPaths:
+    """<warehouse>/takedowns/: the append-only ledger of taken-down posts and authors, the key that
+    hashes authors (never copied into a release, a log or the repository), and apply's state."""
+
+    root: Path
+
+    @property
+    def ledger(self) -> Path:
+        return self.root / "ledger"  # one batch file per append: 000001.jsonl, ...
+
+    @property
+    def ledger_lock(self) -> Path:
+        return self.root / ".ledger.lock"
+
+    @property
+    def key(self) -> Path:
+        return self.root / "key"
+
+    @property
+    def apply_lock(self) -> Path:
+        return self.root / ".apply.lock"
+
+    @property
+    def applied(self) -> Path:
+        return self.root / "applied.json"  # the ledger state the last complete apply honoured
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,10 +29,12 @@ from schemas.config import Recipe
 from schemas.records import EXAMPLES
 from warehouse.catalog import register_release
 from warehouse.gate_result import GateResult
-from warehouse.integrity import check_release_files
+from warehouse.integrity import ReleaseChanged, check_release_files
 from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.manifest import release_fields, write_manifest
 from warehouse.splits import SPLITS, split_for, splits_for_config
+from warehouse.takedowns import taken_down_mask
+from warehouse.withdrawn import describe, withdrawal
 
 
 class PublishError(UserError, RuntimeError):
@@ -79,6 +81,8 @@ class Release:
     def at(cls, path: Path) -> "Release":
         """The release published at `path`, its files checked against its manifest (ReleaseChanged)."""
         m = json.loads(ReleasePaths(path).manifest.read_text())
+        if (withdrawn := withdrawal(path)) is not None and withdrawn.get("purged"):
+            raise ReleaseChanged(f"{path}: withdrawn and its files purged ({describe(withdrawn)}; docs/takedowns.md)")
         check_release_files(path, m, Warehouse.of_release(path).file_checks)
         return cls(m["dataset"], m["version"], path)
 
@@ -97,10 +101,12 @@ def publish_release(
     vocabulary: Any = None,
     pii_prescans: Sequence[Path] = (),
     gate: Callable[..., GateResult] | None = None,
+    taken_down: Collection[str] = (),
 ) -> Release:
     """Write `<warehouse>/<dataset>/<version>/` (split Parquet files, gate results, manifest.json);
     `pii_prescans`: the gate's PII scans the build ran ahead (warehouse/gate_pii.py); `gate`: what
-    runs warehouse.gate.run_gate (the caller's process choice), by default this process."""
+    runs warehouse.gate.run_gate (the caller's process choice), by default this process;
+    `taken_down`: post ids (as matched, common/reddit_ids.py) no release may hold."""
     dataset = recipe.dataset.name
     warehouse.dataset_dir(dataset).mkdir(parents=True, exist_ok=True)
     with file_lock(warehouse.lock_path(dataset)):
@@ -116,7 +122,7 @@ def publish_release(
         tmp.mkdir(parents=True)
         try:
             fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary,
-                                    pii_prescans, gate)
+                                    pii_prescans, gate, frozenset(taken_down))
             write_manifest(tmp, fields, extra)
             for f in ReleasePaths(tmp).data.iterdir():
                 f.chmod(0o444)
@@ -143,7 +149,7 @@ def ensure_registered(warehouse: Warehouse, release: Release) -> list[str]:
 
 def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe: Recipe, dataset: str,
                    version: str, parent: str | None, vocabulary: Any, pii_prescans: Sequence[Path],
-                   gate: Callable[..., GateResult] | None) -> dict[str, Any]:
+                   gate: Callable[..., GateResult] | None, taken_down: frozenset[str]) -> dict[str, Any]:
     splits = splits_for_config(recipe.splits)
     sinks = {s: ParquetSink(ReleasePaths(tmp).split_file(s), EXAMPLES) for s in splits}
     try:
@@ -160,12 +166,32 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
     if sum(s.rows for s in sinks.values()) == 0:
         raise PublishError("no examples to publish: every post was dropped (see the funnel)")
     files = {s: sinks[s].path for s in splits}
+    _refuse_taken_down(files, taken_down, f"{dataset}/{version}")
     summary = _run_gate(tmp, files, warehouse, recipe, dataset, version, parent, vocabulary, pii_prescans, gate)
+    if summary is not None and taken_down:
+        summary["takedowns"] = {"posts_checked": len(taken_down), "rows_found": 0}
     return release_fields(dataset, version, parent, recipe, {s: sinks[s].rows for s in splits}, _count_masks(files),
                           {ReleasePaths.split_name(s): {"split": s, "rows": sinks[s].rows, "bytes": p.stat().st_size,
                                                         "sha256": sha256_file(p)}
                            for s, p in files.items()},
                           summary.get("vocabulary") if summary else _describe_vocabulary(vocabulary), summary)
+
+
+def taken_down_rows(path: Path, taken_down: frozenset[str]) -> pa.Table:
+    """The post ids of the rows of a release file that hold a taken-down post."""
+    ids = pq.read_table(path, columns=["post_id"]).column("post_id")
+    return pa.table({"post_id": ids}).filter(taken_down_mask(ids, taken_down))
+
+
+def _refuse_taken_down(files: dict[str, Path], taken_down: frozenset[str], release: str) -> None:
+    """The gate's takedown check: a release that holds a taken-down post is refused whole."""
+    if not taken_down:
+        return
+    hits = [pid for p in files.values() for pid in taken_down_rows(p, taken_down).column("post_id").to_pylist()]
+    if hits:
+        raise GateFailed(f"quality gate failed for {release}; nothing published: {len(hits)} rows hold "
+                         f"{len(set(hits))} taken-down posts (e.g. {', '.join(sorted(set(hits))[:3])}); "
+                         "`express takedown list` names them")
 
 
 def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: Recipe, dataset: str,

@@ -21,6 +21,7 @@ from warehouse.report_data import ReportData
 from warehouse.report_examples import label_examples, lowest_acceptance
 from warehouse.report_format import Markup, date, span, tag, text
 from warehouse.stats import release_stats
+from warehouse.withdrawn import withdrawal
 
 TOP_LABELS_WITH_EXAMPLES = 6
 EXAMPLES_PER_LABEL = 3
@@ -39,7 +40,8 @@ def gather(release: Release, docs_link: str | None = None, review: dict[str, Any
     parent = m.get("parent_version")
     if parent:
         path = Warehouse.of_release(release.path).release_dir(release.dataset, str(parent))
-        if ReleasePaths(path).published:
+        record = withdrawal(path)
+        if ReleasePaths(path).published and not (record and record.get("purged")):  # a purged one has no files
             data.parent = Release.at(path)
             data.parent_stats = release_stats(data.parent.split_files())
             data.diff = compare(data.parent, release, data.parent_stats, stats)  # `express diff`'s defaults

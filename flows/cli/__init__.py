@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "flows.cli.scale",
     "flows.cli.review",
     "flows.cli.acceptance",
+    "flows.cli.takedown",
 ]
 
 class Terminated(BaseException):
@@ -61,8 +62,9 @@ def debugging(args: argparse.Namespace | None = None) -> bool:
 
 
 def entry() -> int:
-    """The console script: as `main`, and `express vocab | head` ends quietly, and the runtime's
-    process-wide pieces apply (so not made by `main`, which tests call in their own process)."""
+    """The console script: as `main`, and `express vocab | head` ends quietly, SIGTERM stops the
+    command as Ctrl-C does, and the runtime's process-wide pieces apply (so not made by `main`,
+    which tests call in their own process)."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, _terminate)
     try:
@@ -70,10 +72,7 @@ def entry() -> int:
     except ValueError as exc:  # a switch naming no piece
         print(f"express: {exc}", file=sys.stderr)
         return 2
-    try:
-        return main()
-    finally:  # also when a command ends with SystemExit
-        runtime.process_exit()
+    return main()
 
 
 def main(argv: list[str] | None = None) -> int:

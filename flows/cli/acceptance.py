@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import USER_ERROR
-from flows import runtime
 
 DEFAULT_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
 
@@ -31,9 +30,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     extractor = DisclosureExtractor(acceptance=OFF)  # the rules alone: every hit is a candidate
     ts = tr.labelled_hits(rows, extractor, sha, str(args.dev))
     ts.extra.extend(extra)
-    with runtime.training():
-        folds = tr.cross_fold(ts)
-        data = tr.train(ts, version, folds=folds)
+    folds = tr.cross_fold(ts)
+    data = tr.train(ts, version, folds=folds)
     path = tr.write_model(data, out_dir, force=args.force)
     model = model_from_dict(data)
     if args.json:

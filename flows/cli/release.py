@@ -14,12 +14,17 @@ def cmd_releases(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
     from warehouse.publish import Release
     from warehouse.stats import rows_by_month
+    from warehouse.withdrawn import describe, withdrawal
 
     wh = Warehouse.at(args.warehouse)
     for release in wh.releases():
         m = json.loads(release.manifest.read_text())
-        months = rows_by_month(Release.at(release.root).split_files())  # the windows worth scoring
-        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}\tmonths={json.dumps(months)}")
+        record = withdrawal(release.root)
+        status = f"\t{describe(record)}" if record is not None else ""
+        purged = record is not None and record.get("purged")  # its data files are gone: no months to count
+        months = {} if purged else rows_by_month(Release.at(release.root).split_files())  # the windows worth scoring
+        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}"
+              f"\tmonths={json.dumps(months)}{status}")
     if args.views:
         for name in list_views(wh):
             print(f"view\t{name}")

@@ -50,7 +50,7 @@ def _queue(args: argparse.Namespace, command: str):
 
 def cmd_export(args: argparse.Namespace) -> int:
     from review.labelstudio import labeling_config, task
-    from review.ledger import write_atomic
+    from common.files import write_atomic
 
     got = _queue(args, "export")
     if got is None:
@@ -129,7 +129,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_features(args: argparse.Namespace) -> int:
     from review.features import review_feature_rows
-    from review.ledger import write_atomic
+    from common.files import write_atomic
 
     wh, rel = _release(args, "features")
     if rel is None:

@@ -1,5 +1,5 @@
-"""How a build's libraries and models load (pieces `openblas`, `hidden_imports`, `gx_imports`,
-`training_one_thread`), and what the runtime does around a step's setup.
+"""How a build's libraries and models load (pieces `openblas`, `hidden_imports`, `gx_imports`),
+and what the runtime does around a step's setup.
 
 spaCy's layers multiply their matrices with numpy's OpenBLAS instead of thinc's default blis,
 with one BLAS thread per process (a build runs one worker process per core): the same tags and
@@ -13,9 +13,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from flows.runtime.collector import freeze_loaded
 from flows.runtime.imports import deferred, hidden
-from flows.runtime.memory import trim
 from flows.runtime.pieces import enabled
 
 BLAS_THREADS = 1
@@ -39,13 +37,9 @@ def loading() -> Iterator[None]:
 @contextmanager
 def around_setup(step: Any) -> Iterator[None]:
     """What the step runner's setup of `step` runs inside (pipeline/steps.py: `around_setup`),
-    with the teardowns of the steps it replaces: the models load as `loading` says; after, freed
-    pages go back (a step that replaced another) and what was loaded is frozen."""
+    with the teardowns of the steps it replaces: the models load as `loading` says."""
     with loading():
         yield
-    if getattr(step, "replaces", ()):
-        trim()
-    freeze_loaded()
 
 
 def import_gx() -> Any:
@@ -57,15 +51,3 @@ def import_gx() -> Any:
     with hidden("sqlalchemy"), deferred("scipy.stats", "altair"):
         import great_expectations as gx
     return gx
-
-
-@contextmanager
-def training() -> Iterator[None]:
-    """Around the acceptance model's training: its fits are small, and BLAS threads only contend."""
-    if not enabled("training_one_thread"):
-        yield
-        return
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        yield

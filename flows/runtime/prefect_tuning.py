@@ -1,5 +1,5 @@
 """How the temporary Prefect API and its clients are tuned (pieces `retry_soon`, `no_heartbeats`,
-`no_block_registration`, `one_certificate`); flows/prefect_api.py starts the API itself."""
+`one_certificate`); flows/prefect_api.py starts the API itself."""
 from __future__ import annotations
 
 import hashlib
@@ -17,16 +17,6 @@ from flows.runtime.pieces import enabled
 def server_app() -> str:
     """The app the temporary API serves."""
     return retry_soon.APP if enabled("retry_soon") else prefect_api.APP
-
-
-def server_env() -> dict[str, str]:
-    """Added to the temporary server's environment (the user's own settings win). Deciding whether
-    to register block types imports every installed Prefect collection (prefect-dask: Dask's
-    distributed) before the server answers, and a build stores no blocks."""
-    if not enabled("no_block_registration"):
-        return {}
-    return {"PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
-            "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false"}
 
 
 def client_env() -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""A fake Reddit API on 127.0.0.1 for real praw: OAuth token, listings, search, comments.
+"""A fake Reddit API on 127.0.0.1 for real praw: OAuth token, listings, search, comments, and
+`/api/info` by fullname (what it no longer serves is left out, as Reddit leaves out what it lost).
 
 It pages like Reddit (`limit`, `after`, a `before`-less cursor), records every request, and can be
 told to refuse the app's credentials at the token endpoint (`reject_credentials`: 401, as Reddit
@@ -95,6 +96,13 @@ class FakeReddit:
             items = sorted(items, key=lambda s: -int(s.get("created_utc", 0)))
         return items
 
+    def _info(self, names: list[str]) -> dict[str, Any]:
+        known = {f"t3_{s['id']}": ("t3", s) for s in self.submissions}
+        known |= {f"t1_{c['id']}": ("t1", c) for cs in self.comments.values() for c in cs}
+        found = [known[n] for n in names if n in known]
+        return {"kind": "Listing", "data": {"after": None, "before": None, "dist": len(found),
+                                            "children": [{"kind": kind, "data": data} for kind, data in found]}}
+
     def route(self, method: str, path: str, params: dict[str, str]) -> tuple[int, Any]:
         parts = [p for p in path.strip("/").removesuffix(".json").split("/") if p]
         if method == "POST" and parts == ["api", "v1", "access_token"]:
@@ -118,6 +126,11 @@ class FakeReddit:
             page = self._page(self._select(parts[1], params, parts[2] == "search"), params)
             page["data"]["children"] = [{**c, "data": shape(c["data"])} for c in page["data"]["children"]]
             return 200, page
+        if parts == ["api", "info"]:  # by fullname, at most 100 a request; what Reddit no longer has is left out
+            names = [n for n in params.get("id", "").split(",") if n]
+            if len(names) > 100:
+                return 400, {"message": "too many ids", "error": 400}
+            return 200, self._info(names)
         if len(parts) >= 2 and parts[0] == "comments":
             sub = next((s for s in self.submissions if s["id"] == parts[1]), None)
             if sub is None:

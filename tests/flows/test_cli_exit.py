@@ -1,6 +1,6 @@
-"""The console script's quick exit (piece `exit_freeze`) keeps what a normal exit does: the exit
-code, every line of output, and the exit handlers (e.g. the temporary Prefect API's stop); the
-script collects cycles as piece `gc_thresholds` says; and a switch naming no piece is refused."""
+"""The console script keeps what a normal exit does: the exit code, every line of output, and the
+exit handlers (e.g. the temporary Prefect API's stop); it collects cycles as piece `gc_thresholds`
+says; and a switch naming no piece is refused."""
 import os
 import subprocess
 import sys
@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import atexit, gc, pathlib, sys
 marker = pathlib.Path(sys.argv[1])
-atexit.register(lambda: marker.write_text(f"frozen={gc.get_freeze_count() > 0} gc={gc.get_threshold()}"))
+atexit.register(lambda: marker.write_text(f"gc={gc.get_threshold()}"))
 sys.argv = ["express", *sys.argv[2:]]
 from flows.cli import entry
 sys.exit(entry())
@@ -27,13 +27,13 @@ def _run(tmp_path, *args, plain=""):
     return proc, marker
 
 
-def test_a_command_exits_with_its_output_and_exit_handlers_after_freezing_and_collects_less(tmp_path):
+def test_a_command_exits_with_its_output_and_exit_handlers_and_collects_less(tmp_path):
     from flows.runtime.collector import GC_THRESHOLDS
 
     proc, marker = _run(tmp_path, "vocab")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("vocabulary vocab-") and "canonical labels:" in proc.stdout
-    assert marker.read_text() == f"frozen=True gc={GC_THRESHOLDS}"  # the handler ran, after the freeze
+    assert marker.read_text() == f"gc={GC_THRESHOLDS}"  # the handler ran
 
 
 @pytest.mark.parametrize("args", [("vocab", "check", "--file", "{tmp}/missing.tsv"),  # the command fails
@@ -42,17 +42,17 @@ def test_a_failing_command_keeps_its_exit_code_and_message(tmp_path, args):
     proc, marker = _run(tmp_path, *(a.format(tmp=tmp_path) for a in args))
     assert proc.returncode != 0
     assert "missing.tsv" in proc.stderr and "Traceback" not in proc.stderr
-    assert marker.read_text().startswith("frozen=True ")
+    assert marker.read_text().startswith("gc=")
 
 
-def test_plainly_a_command_neither_freezes_at_exit_nor_changes_the_collector(tmp_path):
+def test_plainly_a_command_keeps_pythons_collector(tmp_path):
     proc, marker = _run(tmp_path, "vocab", plain="1")
     assert proc.returncode == 0, proc.stderr
-    assert marker.read_text() == "frozen=False gc=(700, 10, 10)"
+    assert marker.read_text() == "gc=(700, 10, 10)"
 
 
 def test_a_switch_naming_no_piece_is_refused_in_one_line(tmp_path):
-    proc, _ = _run(tmp_path, "vocab", plain="gate_helper,no_such_piece")
+    proc, _ = _run(tmp_path, "vocab", plain="openblas,no_such_piece")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
-    assert "EXPRESS_PLAIN=gate_helper,no_such_piece: no runtime piece named no_such_piece" in proc.stderr
+    assert "EXPRESS_PLAIN=openblas,no_such_piece: no runtime piece named no_such_piece" in proc.stderr

@@ -17,12 +17,6 @@ NO_API = ("PREFECT_API", "EXPRESS_TEMPORARY", "EXPRESS_PLAIN")  # no configured 
 SESSION = """
 import os, sys
 from flows import runtime
-seen = []
-from flows import prefect_api
-real_ensure = prefect_api.ensure
-def ensure(*a, while_starting=None, **k):
-    return real_ensure(*a, while_starting=lambda: seen.append(os.environ.get('PREFECT_API_URL')), **k)
-prefect_api.ensure = ensure
 with runtime.session():
     from prefect import flow, task
     from prefect.client.orchestration import get_client
@@ -35,51 +29,43 @@ with runtime.session():
     import time; deadline = time.monotonic() + 30  # the server records task runs from events, a moment later
     with get_client(sync_client=True) as c:
         while not (runs := c.read_task_runs()) and time.monotonic() < deadline: time.sleep(0.1)
-        blocks = len(c.read_block_types())
     heartbeat = get_current_settings().flows.heartbeat_frequency
-assert seen == [None], seen  # called once, while the server started (before its URL was exported)
-print('prefect.server.api.server' in sys.modules, heartbeat, blocks, len(runs) >= 1)
+print('prefect.server.api.server' in sys.modules, heartbeat, len(runs) >= 1)
 print(os.environ['PREFECT_API_URL'].split(':')[0], os.environ.get('PREFECT_API_SSL_CERT_FILE'))
 """
 
 
 def test_a_session_starts_one_temporary_api_in_a_child_which_its_flows_reach_tuned(tmp_path):
-    """Its server's app is never imported by the command's process (~80 MB there); the work given
-    for its start-up runs once, while it starts; its clients get a CA file of one certificate
-    (it speaks plain HTTP); it registers no block types; its flow runs send no heartbeats."""
+    """Its server's app is never imported by the command's process; its clients get a CA file of
+    one certificate (it speaks plain HTTP); its flow runs send no heartbeats."""
     out = fresh_python(SESSION, env=environ_without(*NO_API, PREFECT_HOME=str(tmp_path)), timeout=180).split()
-    server_here, heartbeat, blocks, recorded, scheme, ca_file = out[-6:]
-    assert (server_here, heartbeat, blocks, recorded, scheme) == ("False", "None", "0", "True", "http")
+    server_here, heartbeat, recorded, scheme, ca_file = out[-5:]
+    assert (server_here, heartbeat, recorded, scheme) == ("False", "None", "True", "http")
     assert Path(ca_file).read_text().count("BEGIN CERTIFICATE") == 1
     assert len(ssl.create_default_context(cafile=ca_file).get_ca_certs()) == 1
 
 
 def test_a_plain_session_still_gives_its_flows_a_temporary_api_untuned(tmp_path):
-    """EXPRESS_PLAIN=1: the same API, with Prefect's own heartbeats, block types and CA bundle."""
+    """EXPRESS_PLAIN=1: the same API, with Prefect's own heartbeats and CA bundle."""
     env = environ_without(*NO_API, PREFECT_HOME=str(tmp_path), EXPRESS_PLAIN="1")
-    server_here, heartbeat, blocks, recorded, scheme, ca_file = fresh_python(SESSION, env=env, timeout=180).split()[-6:]
+    server_here, heartbeat, recorded, scheme, ca_file = fresh_python(SESSION, env=env, timeout=180).split()[-5:]
     assert (server_here, recorded, scheme, ca_file) == ("False", "True", "http", "None")
-    assert heartbeat != "None" and int(heartbeat) > 0 and int(blocks) > 0
+    assert heartbeat != "None" and int(heartbeat) > 0
 
 
-def test_the_temporary_server_skips_block_registration_unless_the_user_asks_for_it(monkeypatch):
-    """Checking whether to register block types imports every Prefect collection (prefect-dask:
-    Dask's distributed) before the server answers; a user's own setting still wins."""
+def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch):
     from flows import prefect_api
     from flows.runtime import prefect_tuning
 
     launched = []
-    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append((cmd, env)))
+    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append(cmd))
     monkeypatch.setattr(prefect_api.atexit, "register", lambda *a: None)
     monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
-    monkeypatch.setenv("PREFECT_SERVER_REGISTER_BLOCKS_ON_START", "true")
-    prefect_api.Server(prefect_tuning.server_app(), prefect_tuning.server_env())
-    ((cmd, env),) = launched
-    assert env["PREFECT_SERVER_REGISTER_BLOCKS_ON_START"] == "true"
-    assert env["PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION"] == "false"
+    prefect_api.Server(prefect_tuning.server_app())
+    ((cmd),) = launched
     assert cmd[cmd.index("--factory") + 1] == "flows.runtime.retry_soon:create_app"
-    monkeypatch.setenv("EXPRESS_PLAIN", "retry_soon,no_block_registration")
-    assert prefect_tuning.server_app() == prefect_api.APP and prefect_tuning.server_env() == {}
+    monkeypatch.setenv("EXPRESS_PLAIN", "retry_soon")
+    assert prefect_tuning.server_app() == prefect_api.APP
 
 
 def test_both_server_apps_are_prefects_temporary_app():
@@ -92,14 +78,13 @@ def test_both_server_apps_are_prefects_temporary_app():
     assert fresh_python(code, timeout=180).split() == ["FastAPI", "RetrySoon", "FastAPI"]
 
 
-def test_a_configured_api_starts_no_server_and_runs_no_start_up_work(monkeypatch):
+def test_a_configured_api_starts_no_server(monkeypatch):
     from flows import prefect_api
 
     monkeypatch.delenv(prefect_api.TEMPORARY_API, raising=False)
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
-    calls = []
-    assert prefect_api.ensure(while_starting=lambda: calls.append(1)) is None
-    assert calls == [] and not prefect_api.is_temporary()
+    monkeypatch.setattr(prefect_api, "Server", lambda *a: pytest.fail("a server was started"))
+    assert prefect_api.ensure() is None and not prefect_api.is_temporary()
 
 
 def test_heartbeats_stop_only_under_a_temporary_api_also_in_a_child_given_its_parents():

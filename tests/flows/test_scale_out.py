@@ -97,16 +97,3 @@ def test_local_workers_under_the_clis_temporary_prefect_api_publish_the_same_byt
     # two local workers run the gate's PII scans themselves, and the gate still uses every one
     assert json.loads(Path(manifest).read_text())["gate"]["pii"]["texts_from_prescan"] > 0
     assert (tmp_path / "prefect-home").exists()  # the temporary API's database lived there, not in ours
-
-
-def test_the_gates_pii_scans_leave_the_flow_process_once_two_workers_share_the_cores(monkeypatch):
-    """One local worker leaves a core to the flow process, which scans there (piece
-    `prescan_beside_worker`); two or more, or a cluster, keep the cores busy and hold Presidio
-    already, so the scans run on them, as they always do plainly."""
-    from flows.runtime import prescans_beside_worker
-
-    monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
-    assert [prescans_beside_worker(None, n) for n in (0, 1, 2, 4)] == [True, True, False, False]
-    assert not prescans_beside_worker("tcp://127.0.0.1:8786", 1)
-    monkeypatch.setenv("EXPRESS_PLAIN", "prescan_beside_worker")
-    assert not any(prescans_beside_worker(None, n) for n in (0, 1, 2))

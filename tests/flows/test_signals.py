@@ -1,7 +1,7 @@
 """A build stopped as a terminal, a supervisor or the kernel stops it ends promptly and leaves no
 process of its own behind: Ctrl-C (SIGINT to the whole process group) says `interrupted` and exits
 130; SIGTERM (timeout, CI cancellation, docker stop, systemd) says `terminated` and exits 143;
-after `kill -9` the temporary Prefect API and the gate's helper end by themselves. Real processes,
+after `kill -9` the temporary Prefect API ends by itself. Real processes,
 the command leading its own process group as in a terminal."""
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def prefect_home(tmp_path_factory):
 
 
 def _running_build(dump, tmp_path, prefect_home):
-    """`express build` past its split (its API up, its helper started) and the processes it started."""
+    """`express build` past its split (its API up) and the processes it started."""
     env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(prefect_home))
     proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "build", "--input", str(dump), "--warehouse",
                              str(tmp_path / "wh"), "--workers", "0"], cwd=REPO, env=env, text=True,

@@ -48,7 +48,7 @@ def test_a_crash_while_writing_leaves_no_batch_and_the_ledger_readable(tmp_path,
 
 
 def test_an_existing_batch_is_never_overwritten(tmp_path):
-    from review.ledger import write_atomic
+    from common.files import write_atomic
 
     ledger = Ledger(tmp_path, "ds")
     ledger.append([entry("a", "accept")])

@@ -1,0 +1,168 @@
+"""`express takedown apply`: the ledger honoured in every file of the warehouse.
+
+In order, each step safe to interrupt and to run again (a rerun finishes what a kill left):
+1. resolve: the taken-down authors' posts and fingerprints of every taken-down text enter the
+   ledger (takedowns/resolve.py), before any text is removed;
+2. build work: each run's shards, re-derived labels and assembled tables, and its quarantine, as
+   if the posts had been dropped at read (pipeline/takedown_shards.py); a run a build holds is left;
+3. the rest that is not a release: review items and ledger, evaluation runs, cached answers, the
+   inputs the warehouse stores, refused gate results (takedowns/scrub.py, takedowns/evaluations.py);
+4. publish: a dataset whose latest release holds a taken-down post gets the next version without
+   those rows, through the caller's publisher (a build's, gate included: flows/takedown.py);
+5. withdraw: each release still holding such rows gets its withdrawn sidecar;
+6. reports and cards of withdrawn releases become notices; their successors get theirs;
+7. purge, when asked: the withdrawn releases' data files and gate results are deleted.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from common.files import finish_commits, write_atomic
+from common.locking import LockTimeout, file_lock
+from pipeline.takedown_release import rows_taken_down
+from pipeline.takedown_shards import Honour, scrub_folder, scrub_run_tables
+from takedowns.docs import rewrite_docs
+from takedowns.evaluations import scrub_evaluation
+from takedowns.finder import Finder
+from takedowns.resolve import resolve
+from takedowns.scrub import scrub_tree
+from warehouse.layout import RunPaths, Warehouse
+from warehouse.publish import Release
+from warehouse.takedowns import TakedownSet, now
+from warehouse.withdrawn import purge, withdraw, withdrawal
+
+Publisher = Callable[[Release, TakedownSet], str]  # the parent release -> the new release's id
+LEFTOVERS = (".tmp-*", ".takedown-*")  # what a killed step or scrub left unrenamed: it may hold text
+
+
+@dataclass
+class Applied:
+    """What an apply did."""
+
+    posts: int = 0
+    authors: int = 0
+    ledger_version: int = 0
+    build_folders: int = 0  # shard, labels and run folders rewritten
+    busy_runs: list[str] = field(default_factory=list)  # held by a running build: left for the next apply
+    files: dict[str, str] = field(default_factory=dict)  # other files: rewritten or deleted
+    evaluation_rows: int = 0
+    published: dict[str, str] = field(default_factory=dict)  # parent release -> its next version
+    withdrawn: dict[str, dict[str, Any]] = field(default_factory=dict)
+    purged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # withdrawn releases whose files stay
+    docs: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def apply_takedowns(wh: Warehouse, publish: Publisher, purge_releases: bool = False) -> Applied:
+    """Apply the whole ledger to the warehouse: one apply at a time, and none while a dataset is
+    rebuilt (a rebuild rewrites the shards it reuses as apply does)."""
+    with ExitStack() as held:
+        held.enter_context(file_lock(wh.takedowns.apply_lock, timeout=0, holder="another express takedown apply"))
+        for dataset in _datasets(wh):
+            held.enter_context(file_lock(wh.rebuild_lock(dataset), timeout=0, holder=f"a rebuild of {dataset}"))
+        return _apply(wh, publish, purge_releases)
+
+
+def _apply(wh: Warehouse, publish: Publisher, purge_releases: bool) -> Applied:
+    """The steps above, in order (the locks held)."""
+    finish_commits(wh.runs)  # a rewrite a kill interrupted is finished first
+    taken = resolve(wh)
+    out = Applied(len(taken.posts), len(taken.authors), taken.version)
+    if not taken:
+        return out
+    _build_work(wh, Honour.of(taken), out)
+    finder = Finder.of(taken)
+    _other_files(wh, finder, out)
+    _publish_next(wh, taken, publish, out)
+    _withdraw(wh, taken, out)
+    out.docs = rewrite_docs(wh, out.withdrawn)
+    for area in (wh.root / "reports", wh.root / "cards"):
+        out.files |= scrub_tree(area, finder)
+    for release_id in sorted(out.withdrawn):
+        if purge_releases:
+            purge(wh, wh.find_release(release_id))
+            out.purged.append(release_id)
+        else:
+            out.kept.append(release_id)
+    _remove_unpublished(wh)
+    write_atomic(wh.takedowns.applied, (json.dumps({**taken.state(), "digest": taken.digest, "time": now()},
+                                                   indent=2) + "\n").encode())
+    return out
+
+
+def _remove_leftovers(folder: Path) -> None:
+    for pattern in LEFTOVERS:
+        for p in sorted(folder.rglob(pattern), reverse=True):
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink(missing_ok=True)
+
+
+def _build_work(wh: Warehouse, honour: Honour, out: Applied) -> None:
+    runs = sorted(p for p in wh.runs.iterdir() if p.is_dir()) if wh.runs.is_dir() else []
+    for run_dir in runs:
+        run = RunPaths(run_dir)
+        try:
+            with file_lock(run.lock, timeout=0, holder=f"a build of run {run_dir.name}"):
+                _remove_leftovers(run_dir)
+                for folder in sorted(p for pat in ("shards/*", "relabel/*") for p in run_dir.glob(pat) if p.is_dir()):
+                    out.build_folders += scrub_folder(folder, honour)[0]
+                out.build_folders += scrub_run_tables(run, wh.quarantine_dir(run_dir.name), honour)
+        except LockTimeout:
+            out.busy_runs.append(run_dir.name)
+
+
+def _other_files(wh: Warehouse, finder: Finder, out: Applied) -> None:
+    runs = {p.name for p in wh.runs.iterdir()} if wh.runs.is_dir() else set()
+    for q in sorted((wh.root / "quarantine").glob("*")):
+        if q.name not in runs:  # a run deleted since: its quarantine has no funnel left to keep
+            out.files |= scrub_tree(q, finder)
+    for run_dir in sorted(wh.evaluations.glob("*")):
+        out.evaluation_rows += scrub_evaluation(run_dir, finder)
+    for area in (wh.reviews, wh.evaluations, wh.root / "inputs", wh.root / "rejected"):
+        out.files |= scrub_tree(area, finder)
+    out.files |= scrub_tree(wh.response_cache, finder, delete=True)
+
+
+def _datasets(wh: Warehouse) -> list[str]:
+    return sorted({r.root.parent.name for r in wh.releases()})
+
+
+def _publish_next(wh: Warehouse, taken: TakedownSet, publish: Publisher, out: Applied) -> None:
+    for dataset in _datasets(wh):
+        latest = Release.at(wh.release_dir(dataset, wh.versions(dataset)[-1]))
+        if rows_taken_down(latest, taken):
+            out.published[latest.release_id] = publish(latest, taken)
+
+
+def _withdraw(wh: Warehouse, taken: TakedownSet, out: Applied) -> None:
+    for dataset in _datasets(wh):
+        versions = wh.versions(dataset)
+        latest = f"{dataset}/{versions[-1]}"
+        for version in versions:
+            release = Release.at(wh.release_dir(dataset, version))
+            rows = rows_taken_down(release, taken) if release.paths.data.is_dir() else {}
+            if rows and release.release_id != latest:
+                withdraw(release.path, {"successor": latest, "rows": sum(map(len, rows.values())),
+                                        "posts": len({p for ids in rows.values() for p in ids}),
+                                        "ledger_version": taken.version, "time": now()})
+            if (record := withdrawal(release.path)) is not None:
+                out.withdrawn[release.release_id] = record
+
+
+def _remove_unpublished(wh: Warehouse) -> None:
+    """Release folders a killed publisher left unrenamed (under the dataset's publish lock)."""
+    for dataset in _datasets(wh):
+        with file_lock(wh.lock_path(dataset)):
+            for tmp in wh.dataset_dir(dataset).glob(".tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)

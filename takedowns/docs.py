@@ -1,0 +1,52 @@
+"""Reports and cards after a takedown: those of a withdrawn release become short notices (they
+showed its examples; a card folder also held its data files), and its successor gets a report and a
+card where the withdrawn release had them, to publish in their place (docs/takedowns.md)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from common.files import write_atomic
+from pipeline.release_docs import CARD_REPORT, write_card, write_report
+from warehouse.layout import Warehouse
+from warehouse.withdrawn import notice_card, notice_html
+
+
+def _card_url(card: Path) -> str:
+    """The dataset URL the card was exported with (its Croissant file says), to export the next alike."""
+    croissant = card / "croissant.json"
+    try:
+        return str(json.loads(croissant.read_text()).get("url") or "") if croissant.exists() else ""
+    except (OSError, json.JSONDecodeError):
+        return ""
+
+
+def rewrite_docs(wh: Warehouse, withdrawn: dict[str, dict[str, Any]]) -> list[str]:
+    """For each withdrawn release (id -> its withdrawal record): notices in place of its report and
+    card, and its successor's report and card where it had them; returns the paths written."""
+    written = []
+    for release_id, record in sorted(withdrawn.items()):
+        dataset, version = release_id.split("/", 1)
+        report, card = wh.report_path(dataset, version), wh.card_dir(dataset, version)
+        had_report, had_card = report.exists(), card.is_dir()
+        url = _card_url(card) if had_card else ""
+        if had_report:
+            write_atomic(report, notice_html(release_id, record).encode())
+            written.append(str(report))
+        if had_card:
+            shutil.rmtree(card / "data", ignore_errors=True)
+            (card / "croissant.json").unlink(missing_ok=True)
+            write_atomic(card / "README.md", notice_card(release_id, record).encode())
+            write_atomic(card / CARD_REPORT, notice_html(release_id, record).encode())
+            written.append(str(card))
+        successor = record.get("successor")
+        if successor:
+            s_dataset, s_version = successor.split("/", 1)
+            if had_report and not wh.report_path(s_dataset, s_version).exists():
+                written.append(str(write_report(wh, successor)))
+            if had_card and not (wh.card_dir(s_dataset, s_version) / "README.md").exists():
+                write_card(wh, successor, wh.card_dir(s_dataset, s_version), url)
+                written.append(str(wh.card_dir(s_dataset, s_version)))
+    return written
