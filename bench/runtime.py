@@ -38,18 +38,15 @@ REPO = Path(__file__).resolve().parent.parent
 EXPRESS = [sys.executable, "-m", "flows.cli"]
 # the pieces that can act on each path (a piece of local workers does nothing in one process)
 WORKERS_ONLY = {"dask_quiet", "dask_no_trim"}
-IN_PROCESS_ONLY = {"gate_helper", "preload"}
-BUILD_ONLY = WORKERS_ONLY | IN_PROCESS_ONLY | {"freeze_after_setup", "trim_after_teardown", "system_allocator",
-                                                "prescan_beside_worker", "openblas", "hidden_imports", "gx_imports"}
-TRAIN = {"training_one_thread", "gc_thresholds", "exit_freeze", "openblas", "hidden_imports"}
+TRAIN = {"gc_thresholds", "openblas", "hidden_imports"}
 
 
 def pieces_for(path: str) -> list[str]:
     if path == "train":
         return [p for p in PIECES if p in TRAIN]
     if path in ("build250k", "build1m"):
-        return [p for p in PIECES if p not in IN_PROCESS_ONLY and p != "training_one_thread"]
-    return [p for p in PIECES if p not in WORKERS_ONLY and p != "training_one_thread"]
+        return list(PIECES)
+    return [p for p in PIECES if p not in WORKERS_ONLY]
 
 
 def command(path: str, work: Path, run: int) -> list[str]:

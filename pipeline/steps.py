@@ -6,7 +6,7 @@ per worker process, `run(unit, out) -> result` for one unit of work (an input, a
 step: the completion marker (the only resume), the clock, the funnel check, and the commit of the
 outputs, which are written under temporary names and renamed into place before the marker, so a
 marker means "finished and complete" and a killed step is simply redone. What a process does
-around a setup (how models load, what memory it hands back) is its caller's (`around_setup`).
+around a setup (how models load) is its caller's (`around_setup`).
 """
 from __future__ import annotations
 

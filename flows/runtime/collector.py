@@ -14,6 +14,6 @@ GC_THRESHOLDS = (10_000, 10, 10)
 
 
 def collect_less() -> None:
-    """At the start of a command, a local Dask worker and the gate's helper."""
+    """At the start of a command and of a local Dask worker."""
     if enabled("gc_thresholds"):
         gc.set_threshold(*GC_THRESHOLDS)

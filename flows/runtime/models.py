@@ -21,7 +21,7 @@ BLAS_THREADS = 1
 
 @contextmanager
 def loading() -> Iterator[None]:
-    """Around code that loads spaCy or Presidio for a build: a step's setup, the gate's helper."""
+    """Around code that loads spaCy or Presidio for a build: a step's setup, the gate."""
     with ExitStack() as stack:
         if enabled("hidden_imports"):
             stack.enter_context(hidden("torch", "transformers"))
@@ -36,8 +36,8 @@ def loading() -> Iterator[None]:
 
 @contextmanager
 def around_setup(step: Any) -> Iterator[None]:
-    """What the step runner's setup of `step` runs inside (pipeline/steps.py: `around_setup`),
-    with the teardowns of the steps it replaces: the models load as `loading` says."""
+    """What the step runner's setup of `step` runs inside (pipeline/steps.py: `around_setup`):
+    the models load as `loading` says."""
     with loading():
         yield
 

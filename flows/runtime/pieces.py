@@ -2,7 +2,7 @@
 
 `EXPRESS_PLAIN=1` (or `all`) turns every piece off; `EXPRESS_PLAIN=name,name` turns off those
 only, which is how bench/runtime.py measures what each one buys. Processes a command starts
-(Dask workers, the gate's helper, the API server) inherit the switch with the environment. A
+(Dask workers, the API server) inherit the switch with the environment. A
 release is the same, byte for byte, either way (tests/flows/runtime/test_plain_build.py).
 """
 from __future__ import annotations

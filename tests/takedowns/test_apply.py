@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
 
@@ -25,6 +24,7 @@ from tests.fakes.reddit_server import FakeReddit
 from tests.sources.test_praw_source import creds  # noqa: F401  (creds: fixture)
 from tests.takedowns.conftest import CONFIG, REPO, Built, apply, raw_posts, relocated, rows, take_down
 from tests.takedowns.kill import HOLD, env, snapshot
+from warehouse.catalog import connect
 from warehouse.layout import Warehouse
 
 pytestmark = pytest.mark.slow  # demo builds, applies and apply processes killed (tests/conftest.py)
@@ -70,7 +70,7 @@ def test_v2_lacks_them_names_its_parent_and_v1_is_withdrawn(built: Built, applie
     assert main(["releases", "--warehouse", str(root)]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert "withdrawn" in listed[0] and "express-demo/v1" in listed[0] and "withdrawn" not in listed[1]
-    with duckdb.connect(str(root / "catalog.duckdb"), read_only=True) as con:
+    with connect(root) as con:
         latest = con.execute("SELECT count(*) FROM express_demo_latest_test").fetchone()[0]
     assert latest == pq.ParquetFile(root / "express-demo" / "v2" / "data" / "test-00000-of-00001.parquet").metadata.num_rows
 
@@ -141,7 +141,7 @@ def test_with_purge_releases_no_file_holds_their_text(built: Built, applied, tmp
     assert done["purged"] == ["express-demo/v1"] and not (root / "express-demo" / "v1" / "data").exists()
     assert (root / "express-demo" / "v1" / "manifest.json").exists()
     assert holding_text(root, built.texts) == []
-    with duckdb.connect(str(root / "catalog.duckdb"), read_only=True) as con:
+    with connect(root) as con:
         views = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
     assert not {v for v in views if v.startswith("express_demo_v1_")} and "express_demo_v2_test" in views
 
