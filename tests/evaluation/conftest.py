@@ -25,6 +25,15 @@ SITUATIONS = [
 ]
 
 
+def read_run_file(path: str | Path, name: str):
+    """A file of an evaluation run's folder: JSONL as a list, JSON parsed, anything else as text."""
+    import json
+
+    text = (Path(path) / name).read_text()
+    return [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else (
+        json.loads(text) if name.endswith(".json") else text)
+
+
 def tiny_examples(posts: int = 48) -> list[dict]:
     """Posts with 1 to 3 masks each and two segments for some posts."""
     rows = []

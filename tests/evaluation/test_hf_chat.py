@@ -13,7 +13,7 @@ from evaluation.answers import answer_schema
 from evaluation.parsing import parse_answer
 from flows.cli import main
 from schemas.config import utc_seconds
-from tests.evaluation.conftest import publish_examples, smollm2_gguf
+from tests.evaluation.conftest import publish_examples, read_run_file as read, smollm2_gguf
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -158,12 +158,6 @@ FEB = "2024-02-01"
 # dequantizes them), but llama.cpp rounds activations to 8 bits in its matrix products: single
 # tokens differ by up to ~0.5 nats, Min-K% (a mean over a fifth of the tokens) by up to ~0.07.
 TOLERANCE = 0.25
-
-
-def read(path: str | Path, name: str):
-    text = (Path(path) / name).read_text()
-    return [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else (
-        json.loads(text) if name.endswith(".json") else text)
 
 
 @pytest.fixture(scope="module")

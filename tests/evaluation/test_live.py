@@ -14,6 +14,7 @@ from evaluation.probe import check_alignment
 from evaluation.probe_models import LogprobsUnavailable, ServerProbeModel
 from flows.cli import main
 from schemas.config import utc_seconds
+from tests.evaluation.conftest import read_run_file as read
 
 pytestmark = pytest.mark.slow  # a build, real models (tests/conftest.py)
 
@@ -27,12 +28,6 @@ def cli(capsys, *args: str) -> tuple[int, dict | str, str]:
         return code, json.loads(out), err
     except ValueError:
         return code, out, err
-
-
-def read(path: str | Path, name: str):
-    text = (Path(path) / name).read_text()
-    return [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else (
-        json.loads(text) if name.endswith(".json") else text)
 
 
 @pytest.fixture(scope="module")
