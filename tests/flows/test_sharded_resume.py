@@ -135,7 +135,7 @@ def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, d
     assert not list(killed_wh.glob("express-demo/v*/manifest.json"))
     stamps = {p: (p / "filter.done").stat().st_mtime_ns for p in shard_dirs}
 
-    rerun = subprocess.run(_cli(demo_dump, killed_wh, 2), cwd=REPO, env=_env(), capture_output=True, text=True,
+    rerun = subprocess.run(_cli(demo_dump, killed_wh, 0), cwd=REPO, env=_env(), capture_output=True, text=True,
                            timeout=240)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     manifest = rerun.stdout.strip().splitlines()[-1]
