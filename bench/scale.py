@@ -205,7 +205,7 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
 
     runtime.process_start()
     plan = plan_build(warehouse, [dump], config, int(shard_lines), workers=int(workers))
-    with runtime.session(plan):
+    with runtime.session():
         from flows.build import build_flow
 
         built = build_flow(plan).to_dict()

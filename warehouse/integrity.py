@@ -5,12 +5,12 @@ release is hashed once, not by every command that reads it."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from common.checksums import sha256_file
 from common.errors import UserError
+from common.files import write_atomic
 
 
 class ReleaseChanged(UserError, ValueError):
@@ -54,11 +54,9 @@ def _read(cache: Path | None) -> dict[str, str]:
 
 
 def _write(cache: Path, data: dict[str, str]) -> None:
-    """Atomically (another command may read it meanwhile); a cache that cannot be written is only a cost."""
+    """Whole or not at all (another command may read it meanwhile); a cache that cannot be written
+    is only a cost."""
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, sort_keys=True))
-        tmp.replace(cache)
+        write_atomic(cache, json.dumps(data, sort_keys=True).encode())
     except OSError:
         pass

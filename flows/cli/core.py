@@ -44,7 +44,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
     print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
     plan = plan_build(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0)
-    with runtime.session(plan):
+    with runtime.session():
         return _demo(wh, plan, dumps)
 
 
@@ -103,7 +103,7 @@ def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = Fal
 def cmd_build(args: argparse.Namespace) -> int:
     """The one build: sharded and resumable; in this process for one shard's work, else on Dask."""
     plan = build_plan(args)
-    with runtime.session(plan, temporary_api=not plan.dask_address):
+    with runtime.session(temporary_api=not plan.dask_address):
         from flows.build import build_flow
 
         print(build_flow(plan).release.manifest)

@@ -10,7 +10,7 @@ from flows.cli.core import build_arguments, build_plan, warehouse_arg
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     plan = build_plan(args, scrape=args.scrape)
-    with runtime.session(plan, temporary_api=not plan.dask_address):
+    with runtime.session(temporary_api=not plan.dask_address):
         from flows.rebuild import rebuild_flow
 
         out = rebuild_flow(plan)

@@ -7,13 +7,13 @@ says what each buys; the figures are in bench/README.md) and `EXPRESS_PLAIN=1` t
 off, giving the same release byte for byte.
 
 A command enters the room at two points: `process_start` at its start (the console script), and
-one `session(plan)` around the flows it runs. The build flow hands the step runner
+one `session()` around the flows it runs. The build flow hands the step runner
 `around_setup`, and publishes through `gate_runner`.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 from flows import prefect_api
@@ -37,14 +37,12 @@ def process_start() -> None:
 
 
 @contextmanager
-def session(plan: Any = None, temporary_api: bool = True) -> Iterator[None]:
+def session(temporary_api: bool = True) -> Iterator[None]:
     """Around the flows of one command: the Prefect API they report to (a temporary one unless
-    configured, or none with `temporary_api=False`) and how it is tuned. `plan`: the build the
-    command runs (pipeline.plan.BuildPlan), for what depends on it."""
-    with ExitStack() as stack:
-        if temporary_api:
-            prefect_api.ensure(prefect_tuning.server_app())
-        stack.enter_context(prefect_tuning.without_heartbeats())
+    configured, or none with `temporary_api=False`) and how it is tuned."""
+    if temporary_api:
+        prefect_api.ensure(prefect_tuning.server_app())
+    with prefect_tuning.without_heartbeats():
         yield
 
 
