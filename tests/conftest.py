@@ -57,15 +57,69 @@ def shared_reference() -> Path:
 
 
 @pytest.fixture(scope="session")
-def prefect_harness():
-    """One temporary server; its flow runs send no heartbeats, as under the CLI's temporary API
-    (flows/runtime/prefect_tuning.py): each would otherwise end up to 1 s late, waiting for the beat thread."""
-    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
-    from prefect.testing.utilities import prefect_test_harness
+def prefect_home_template(tmp_path_factory) -> Path:
+    """The run's Prefect home whose database is migrated once (tests/prefect_homes.py)."""
+    from tests.prefect_homes import template
 
-    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), \
-            prefect_test_harness(server_startup_timeout=90):
-        yield
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # one template for the run's workers
+    return template(root)
+
+
+@pytest.fixture
+def prefect_home(prefect_home_template, tmp_path) -> Path:
+    """A Prefect home of the test's own, holding a copy of the migrated database."""
+    from tests.prefect_homes import seeded
+
+    return seeded(tmp_path / "prefect-home", prefect_home_template)
+
+
+_SESSION_HOME_SEEDED: list[bool] = []
+
+
+@pytest.fixture(autouse=True)
+def _session_prefect_home(request):
+    """Before the first slow test (the ones whose commands start Prefect), the session's home
+    becomes a copy of the template; the quick subset never makes the template."""
+    if not _SESSION_HOME_SEEDED and request.node.get_closest_marker("slow") is not None:
+        from tests.prefect_homes import seeded
+
+        seeded(Path(_PREFECT_HOME), request.getfixturevalue("prefect_home_template"))
+        _SESSION_HOME_SEEDED.append(True)
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(prefect_home_template, tmp_path_factory):
+    """One temporary API for the session's in-process flows: the server a command starts
+    (flows/prefect_api.py), on a home of its own (a copy of the template), reached through this
+    process's settings only, so the commands the tests run still start their own. Its flow runs
+    send no heartbeats, as under the CLI's temporary API (flows/runtime/prefect_tuning.py): each
+    would otherwise end up to 1 s late, waiting for the beat thread."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    from flows.prefect_api import Server
+    from tests.prefect_homes import seeded
+
+    home = seeded(tmp_path_factory.mktemp("harness-prefect-home"), prefect_home_template)
+    os.environ["PREFECT_HOME"] = str(home)  # the server's process takes this environment when started
+    try:
+        server = Server()
+    finally:
+        os.environ["PREFECT_HOME"] = _PREFECT_HOME
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: server.wait(), PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+            yield
+            from prefect.events.worker import EventsWorker
+            from prefect.logging.handlers import APILogWorker
+
+            try:  # what the flows logged and emitted reaches the server before it stops
+                APILogWorker.instance().drain()
+            except RuntimeError:  # no flow logged anything
+                pass
+            EventsWorker.drain_all()
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

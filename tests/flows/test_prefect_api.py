@@ -13,11 +13,6 @@ pytestmark = pytest.mark.slow  # temporary Prefect servers in fresh interpreters
 NO_API = ("PREFECT_API", "EXPRESS_TEMPORARY", "EXPRESS_PLAIN")  # no configured API, none inherited from a parent
 
 
-@pytest.fixture(scope="module")
-def prefect_home(tmp_path_factory):
-    """One Prefect database for the module's sessions: each still starts its own temporary API."""
-    return tmp_path_factory.mktemp("prefect")
-
 SESSION = """
 import os, sys
 from flows import runtime

@@ -87,13 +87,16 @@ def test_a_build_on_a_dask_cluster_publishes_the_same_bytes_as_in_process(dask_c
     assert len(executed) == 2 and all(n > 0 for n in executed.values()), executed
 
 
-def test_local_workers_under_the_clis_temporary_prefect_api_publish_the_same_bytes(demo_build, demo_dump, tmp_path):
+def test_local_workers_under_the_clis_temporary_prefect_api_publish_the_same_bytes(demo_build, demo_dump, tmp_path,
+                                                                                    prefect_home):
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(PYTHONPATH=str(REPO), PREFECT_HOME=str(tmp_path / "prefect-home"))
+    env.update(PYTHONPATH=str(REPO), PREFECT_HOME=str(prefect_home))
+    started = time.time()
     proc = _build(demo_dump, tmp_path / "wh", "--workers", "2", env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     manifest = proc.stdout.strip().splitlines()[-1]
     assert _data_hashes(manifest) == _data_hashes(demo_build["release"]["manifest"])
     # two local workers run the gate's PII scans themselves, and the gate still uses every one
     assert json.loads(Path(manifest).read_text())["gate"]["pii"]["texts_from_prescan"] > 0
-    assert (tmp_path / "prefect-home").exists()  # the temporary API's database lived there, not in ours
+    # the temporary API's database was the test's home's, not ours
+    assert max(f.stat().st_mtime for f in prefect_home.glob("prefect.db*")) >= started

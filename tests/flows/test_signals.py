@@ -28,12 +28,6 @@ def dump(tmp_path_factory):
     return write_demo_dump(tmp_path_factory.mktemp("signals"), DemoSpec(posts=20_000))
 
 
-@pytest.fixture(scope="module")
-def prefect_home(tmp_path_factory):
-    """One Prefect database for the module's builds: each still starts its own temporary API."""
-    return tmp_path_factory.mktemp("prefect")
-
-
 def _running_build(dump, tmp_path, prefect_home):
     """`express build` past its split (its API up) and the processes it started."""
     env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(prefect_home))

@@ -65,12 +65,13 @@ def test_an_unchanged_release_is_hashed_once(demo_build, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("command", [["report"], ["card", "--out", "{tmp}/card"],
                                      ["evaluate", "--predictor", "most-frequent", "--no-report"]])
-def test_commands_that_read_a_changed_release_refuse_it_and_write_nothing(demo_build, tmp_path, command):
+def test_commands_that_read_a_changed_release_refuse_it_and_write_nothing(demo_build, tmp_path, prefect_home,
+                                                                           command):
     release = copy_demo(demo_build, tmp_path / "wh")
     changed = release.split_file("test")
     _flip_a_byte(changed)
     args = [a.format(tmp=tmp_path) for a in command]
-    env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(tmp_path / "prefect"))
+    env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(prefect_home))
     done = subprocess.run([sys.executable, "-m", "flows.cli", args[0], "--release", release.release_id, *args[1:],
                            "--warehouse", str(tmp_path / "wh")], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=300)

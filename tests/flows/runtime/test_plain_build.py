@@ -15,8 +15,8 @@ from tests.pipeline.golden import describe, expected
 pytestmark = pytest.mark.slow  # a whole build in a fresh process, every piece off (tests/conftest.py)
 
 
-def test_a_plain_build_publishes_the_tuned_builds_release_byte_for_byte(demo_dump, demo_build, tmp_path):
-    env = environ_without("PREFECT_API", "EXPRESS_TEMPORARY", PREFECT_HOME=str(tmp_path / "prefect"),
+def test_a_plain_build_publishes_the_tuned_builds_release_byte_for_byte(demo_dump, demo_build, tmp_path, prefect_home):
+    env = environ_without("PREFECT_API", "EXPRESS_TEMPORARY", PREFECT_HOME=str(prefect_home),
                           EXPRESS_PLAIN="1")
     done = subprocess.run([sys.executable, "-m", "flows.cli", "build", "--input", str(demo_dump), "--warehouse",
                            str(tmp_path / "wh"), "--config", str(REPO / "configs" / "demo.toml")],
