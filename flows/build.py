@@ -19,6 +19,7 @@ from prefect.futures import as_completed, wait
 from prefect.runtime import flow_run as prefect_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from common import stopping
 from flows.dask_runner import task_runner
 from flows import runtime
 from pipeline import steps
@@ -101,10 +102,12 @@ def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
     as each one finishes."""
     progress = Progress(step, len(submitted), started=time.perf_counter() if started is None else started)
     for fut in as_completed(submitted):
+        stopping.check()  # a Ctrl-C that landed in Prefect's own callbacks while this thread waited
         r = fut.result()
         progress.update(r.funnel.read, r.skipped, r.shard)
         if then is not None:
             then(fut)
+    stopping.check()
     return [f.result() for f in submitted]
 
 
@@ -131,6 +134,7 @@ def _split_and_filter(run: Run) -> tuple[list[SplitResult], dict[str, Any]]:
                                                                  run.hashes.get(p))})
                   for p in run.inputs]
         while wait(splits, timeout=0.25).not_done:
+            stopping.check()
             submit_ready()
         done = [f.result() for f in splits]
     submit_ready()
@@ -173,6 +177,7 @@ def shard_work_flow(run: Run) -> RunTables:
     extract_task = step_task(ExtractStep)
     extracts = [extract_task.submit(ExtractStep, s, run.recipe_path, wait_for=[dedupe]) for s in all_shards]
     deduped = dedupe.result()
+    stopping.check()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
           f"({sum(d.skipped for d in deduped)} shards done before)", flush=True)
     # on this process while the workers extract: the ingest quarantine (complete once dedupe is);
@@ -196,7 +201,9 @@ def build_run(run: Run) -> BuildResult:
     wh = Warehouse(run.warehouse)
     with run_lock(run.paths):
         tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run)
+        stopping.check()
         assembled: AssembleResult = step_task(AssembleStep)(AssembleStep, tables, run.recipe_path)
+        stopping.check()
         print(f"[ingest]  {assembled.ingest.to_dict()}", flush=True)
         print(f"[extract] {assembled.extract.to_dict()}", flush=True)
         if run.extra_manifest:  # kept for publish_flow, when this run is published later

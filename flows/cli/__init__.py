@@ -15,6 +15,8 @@ import warnings
 from importlib import import_module
 from typing import NoReturn
 
+from common import stopping
+from common.stopping import Terminated
 from flows import runtime
 from flows.environment import set_defaults
 
@@ -29,14 +31,6 @@ COMMAND_MODULES = [
     "flows.cli.acceptance",
     "flows.cli.takedown",
 ]
-
-class Terminated(BaseException):
-    """SIGTERM (what `timeout`, CI cancellation, `docker stop` and systemd send), raised like Ctrl-C's
-    KeyboardInterrupt so the command stops its helpers and servers on its way out."""
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise Terminated()
 
 
 class ShortErrors(argparse.ArgumentParser):
@@ -63,10 +57,10 @@ def debugging(args: argparse.Namespace | None = None) -> bool:
 
 def entry() -> int:
     """The console script: as `main`, and `express vocab | head` ends quietly, SIGTERM stops the
-    command as Ctrl-C does, and the runtime's process-wide pieces apply (so not made by `main`,
-    which tests call in their own process)."""
+    command as Ctrl-C does (both remembered: common/stopping.py), and the runtime's process-wide
+    pieces apply (so not made by `main`, which tests call in their own process)."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, _terminate)
+    stopping.install()
     try:
         runtime.process_start()
     except ValueError as exc:  # a switch naming no piece
