@@ -1,7 +1,7 @@
 """A stop the user asked for outlives whatever catches it: the signal handler records Ctrl-C and
 SIGTERM, and `common.stopping.check`, which a build calls between its steps, raises them again
-(Prefect keeps exceptions raised in its own callbacks on a waiting thread, and a build would
-otherwise run on to the end; the whole command's behaviour: tests/flows/test_signals.py)."""
+(a build once ran on to the end after a Ctrl-C caught where it landed; the whole command's
+behaviour: tests/flows/test_signals.py)."""
 import os
 import signal
 
