@@ -1,8 +1,8 @@
 """A stop the user asks for (Ctrl-C, SIGTERM) is remembered as well as raised.
 
 The exception lands wherever the main thread is. Where that is inside a library that catches it
-(a build under load once ran on after a Ctrl-C and published; Prefect runs calls of its own on the
-thread that waits for a task and keeps what they raise), the command would run on to the end. So
+(a build under load once ran on after a Ctrl-C and published; where it was caught is not known,
+perhaps a call Prefect runs on the thread that waits for a task), the command would run on to the end. So
 the signal's handler records the stop, and a long command calls `check` between its steps: the
 stop is raised again there.
 """

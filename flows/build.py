@@ -102,12 +102,11 @@ def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
     as each one finishes."""
     progress = Progress(step, len(submitted), started=time.perf_counter() if started is None else started)
     for fut in as_completed(submitted):
-        stopping.check()  # a Ctrl-C that landed in Prefect's own callbacks while this thread waited
+        stopping.check()  # a Ctrl-C that something caught while this thread waited
         r = fut.result()
         progress.update(r.funnel.read, r.skipped, r.shard)
         if then is not None:
             then(fut)
-    stopping.check()
     return [f.result() for f in submitted]
 
 

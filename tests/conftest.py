@@ -75,18 +75,19 @@ def prefect_home(prefect_home_template, tmp_path) -> Path:
     return seeded(tmp_path / "prefect-home", prefect_home_template)
 
 
-_SESSION_HOME_SEEDED: list[bool] = []
+@pytest.fixture(scope="session")
+def _seeded_session_home(prefect_home_template) -> None:
+    from tests.prefect_homes import seeded
+
+    seeded(Path(_PREFECT_HOME), prefect_home_template)
 
 
 @pytest.fixture(autouse=True)
 def _session_prefect_home(request):
     """Before the first slow test (the ones whose commands start Prefect), the session's home
     becomes a copy of the template; the quick subset never makes the template."""
-    if not _SESSION_HOME_SEEDED and request.node.get_closest_marker("slow") is not None:
-        from tests.prefect_homes import seeded
-
-        seeded(Path(_PREFECT_HOME), request.getfixturevalue("prefect_home_template"))
-        _SESSION_HOME_SEEDED.append(True)
+    if request.node.get_closest_marker("slow") is not None:
+        request.getfixturevalue("_seeded_session_home")
 
 
 @pytest.fixture(scope="session")
@@ -96,17 +97,16 @@ def prefect_harness(prefect_home_template, tmp_path_factory):
     process's settings only, so the commands the tests run still start their own. Its flow runs
     send no heartbeats, as under the CLI's temporary API (flows/runtime/prefect_tuning.py): each
     would otherwise end up to 1 s late, waiting for the beat thread."""
+    from unittest import mock
+
     from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
     from flows.prefect_api import Server
     from tests.prefect_homes import seeded
 
     home = seeded(tmp_path_factory.mktemp("harness-prefect-home"), prefect_home_template)
-    os.environ["PREFECT_HOME"] = str(home)  # the server's process takes this environment when started
-    try:
+    with mock.patch.dict(os.environ, PREFECT_HOME=str(home)):  # the server's process takes it when started
         server = Server()
-    finally:
-        os.environ["PREFECT_HOME"] = _PREFECT_HOME
     try:
         with temporary_settings(updates={PREFECT_API_URL: server.wait(), PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
             yield
