@@ -79,6 +79,7 @@ class ChatPredictor(PromptedPredictor):
         self._lock = threading.Lock()
         self._probe = threading.Lock()
         self._answered = threading.Event()
+        self._stopped: ChatConfigError | None = None  # the first refusal: no request is sent after it
         self.stats: Counter[str] = Counter()
         self.seconds = 0.0
 
@@ -172,13 +173,27 @@ class ChatPredictor(PromptedPredictor):
         return True
 
     def request(self, messages: list[dict[str, str]], k: int) -> Prediction:
-        """One answer: from the cache, else from the server with retries; failures are recorded, not cached."""
+        """One answer: from the cache, else from the server with retries; failures are recorded, not cached.
+        A ChatConfigError ends the run: the requests of other rows that were waiting are not sent."""
+        try:
+            return self._request(messages, k)
+        except ChatConfigError as exc:
+            with self._lock:
+                self._stopped = self._stopped or exc
+            raise
+
+    def _check_stopped(self) -> None:
+        if self._stopped is not None:
+            raise ChatConfigError(str(self._stopped))
+
+    def _request(self, messages: list[dict[str, str]], k: int) -> Prediction:
         import openai
 
         window = self.connect()
         timeouts = 0
         attempt = 0
         while True:
+            self._check_stopped()
             spelling = self.spelling
             params = self.params(k, spelling)
             key = cache_key(self.options.model, messages, params)
@@ -187,6 +202,7 @@ class ChatPredictor(PromptedPredictor):
                 return Prediction(hit["content"], usage=hit.get("usage"), cached=True)
             try:
                 with window, self._first_alone():
+                    self._check_stopped()  # another row's request was refused while this one waited
                     if spelling != self.spelling:  # refused while this request waited for its turn
                         continue
                     self._count("requests")
