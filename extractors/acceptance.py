@@ -24,6 +24,7 @@ import tomllib
 
 from common.checksums import sha256_file
 from extractors.patterns import Hit, coarse, names_another_subject, norm
+from extractors.reference import SENTENCE_END
 from schemas.lexicon import DIMS
 from schemas.vocabulary import default_vocabulary
 
@@ -50,7 +51,6 @@ PRECEDERS = frozenset({"when", "if", "because", "cause", "since", "as", "while",
 # training keeps only those seen in several posts, so the model file holds no rare word of a post.
 OPEN_PREFIXES = ("mod=", "gap=")
 _ENDS = frozenset(".!?…")
-_SENTENCE_END = regex.compile(r"[.!?…]+[\"')\]]*\s|\n")
 _LAST_WORD = regex.compile(r"[\w'’]+$")
 _FIRST_WORD = regex.compile(r"[\w'’]+")
 _LOOK = 40  # characters looked at either side of a hit for its neighbours
@@ -103,8 +103,6 @@ def hit_features(doc: Doc, hit: Hit, text: str, trigger_char: int, end_char: int
         out.append(f"gaps={min(len(gap_tokens), 3)}")
         if any(names_another_subject(t) for t in gap_tokens):
             out.append("gap_subject")  # "I think she felt": maybe someone else's feeling
-    if any(t.text == "," for t in between):
-        out.append("comma_before_word")
     nxt = _next_word(text, end_char)
     if nxt == "other" and hit.end_token < len(doc) and doc[hit.end_token].idx > head.idx:
         out.append(f"next_pos={coarse(doc[hit.end_token])}")  # the next word was tagged with the window
@@ -113,7 +111,7 @@ def hit_features(doc: Doc, hit: Hit, text: str, trigger_char: int, end_char: int
     if nxt in FOLLOWERS:
         out.append(f"family|next={fam}|{nxt}")
     out.append(f"prev={_prev_word(text, trigger_char)}")
-    first = _SENTENCE_END.search(text, 0, trigger_char) is None
+    first = SENTENCE_END.search(text, 0, trigger_char) is None
     out.append("first_sentence" if first else "later_sentence")
     out.append(f"family|{'first' if first else 'later'}_sentence={fam}")
     if head.text[:1].isupper() and not head.text.isupper():

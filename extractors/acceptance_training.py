@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,10 +26,10 @@ from extractors.quality import SpanScore, fold_of
 if TYPE_CHECKING:
     from extractors.disclosures import DisclosureExtractor
 
-# The share of the true hits the threshold keeps out of fold: the highest setting at which the
-# cross-fold models keep precision at #21's target while recall reaches #52's (the figures of each
-# setting are in bench/README.md, bench/extract.py).
-MIN_RETENTION = 0.984
+# The share of the true hits the threshold keeps out of fold: the setting at which models trained
+# as this module trains, on 80 % of dev's posts, keep #52's recall on the rest
+# (`bench/extract.py --retention`; its figures are in bench/README.md).
+MIN_RETENTION = 0.982
 C_GRID = (0.1, 0.3, 1.0, 3.0)  # inverse L2 strength; chosen out of fold
 MIN_POSTS = 3  # an open-vocabulary feature (acceptance.OPEN_PREFIXES) must occur in this many posts
 INNER_FOLDS = 5
@@ -78,8 +79,12 @@ class TrainingSet:
 
     def fold(self, name: str) -> "TrainingSet":
         """The rows of fold `name` (A or B) of `fold_of`."""
-        return replace(self, hits=[h for h in self.hits if fold_of(h.post_id) == name],
-                       posts={p: v for p, v in self.posts.items() if fold_of(p) == name})
+        return self.of_posts({p for p in self.posts if fold_of(p) == name})
+
+    def of_posts(self, keep: set[str]) -> "TrainingSet":
+        """The rows of the posts in `keep`."""
+        return replace(self, hits=[h for h in self.hits if h.post_id in keep],
+                       posts={p: v for p, v in self.posts.items() if p in keep})
 
 
 def read_dev(path: str | Path) -> tuple[list[dict[str, Any]], str]:
@@ -276,6 +281,16 @@ def cross_fold(ts: TrainingSet, grid: Sequence[float] = C_GRID, min_retention: f
             pooled[k] += v
     out["pooled"] = {"rules": _figures(SpanScore(*pooled[:3])), "with_model": _figures(SpanScore(*pooled[3:]))}
     return out
+
+
+def outer_folds(ts: TrainingSet, folds: int, seed: int) -> Iterator[tuple[TrainingSet, TrainingSet]]:
+    """(train, test) per fold of a seeded shuffle of the posts: each post is tested once. With 5
+    folds a model trains on 80 % of dev, nearer the shipped model's data than a fold_of half."""
+    posts = sorted(ts.posts)
+    random.Random(seed).shuffle(posts)
+    for k in range(folds):
+        test = set(posts[k::folds])
+        yield ts.of_posts(set(posts) - test), ts.of_posts(test)
 
 
 def _figures(s: SpanScore) -> dict[str, Any]:

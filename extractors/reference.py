@@ -6,10 +6,13 @@ and I'm/Im/I am/I was/I have been/I had been + up to 3 words (none starting with
 words joined only by spaces and an optional comma. So "I'm feeling sad", "I don't feel sad",
 "I've been sad" and "I *still* feel sad" are never labelled, and after "I feel lonely and I feel
 afraid" the phrase "lonely and I feel" has used up the second trigger. With `forms="reference"` a
-family 1 or 2 find counts only inside such a phrase; "extended" also keeps the others, tagged. The
-script's offset faults (a phrase re-joined from its tokens is not found again when a comma stands in
-it; family 3's sentence offset is added twice, so it labels the first sentence only) are not copied:
-the patterns are EXPRESS's, the faults are not. Typography is normalised first (’ = ', odd spaces =
+family 1 or 2 find counts only inside such a phrase; "extended" also keeps the others, tagged.
+
+Two kinds of find never carry an EXPRESS label because of the script's offset faults: a word after
+a comma in its phrase (the phrase re-joined from its tokens is not found in the text again) and a
+family 3 find after the text's first sentence (that sentence's offset is added twice). The rules
+find both at exact offsets (the patterns are EXPRESS's, the faults are not); they are extended
+forms, so only `forms="extended"` keeps them. Typography is normalised first (’ = ', odd spaces =
 space): that is no different form.
 """
 from __future__ import annotations
@@ -42,6 +45,9 @@ _FAMILY1_ASCII = re.compile(
 _FAMILY2_ASCII = re.compile(
     r"i(?<!\wi)(?:'m|m| am| was| have been| had been)\b\s+(\b" + _NOT_FEELING + r"\w+\b"
     r"(?:\s*,?\s*\b" + _NOT_FEELING + r"\w+\b){0,2})")
+# Where the text's first sentence ends: a run of . ! ? … (and closing quotes or brackets) before a
+# space, or a line break.
+SENTENCE_END = re.compile(r"[.!?…]+[\"')\]]*\s|\n")
 # Typography only, same length: curly apostrophes, tabs, no-break and zero-width spaces.
 _TYPOGRAPHY = str.maketrans({"’": "'", "‘": "'", **{c: " " for c in (
     "\u00a0\u200b\u200c\u200d\u2060\ufeff\u2009\u200a\u202f\u3000"
@@ -52,21 +58,24 @@ class ReferenceReach:
     """The reference phrase spans of one text, per family, for membership tests of a word start."""
 
     def __init__(self, text: str):
+        self._text = text
         flat = text.translate(_TYPOGRAPHY)  # same length: offsets stay exact
         if flat.isascii():
             low = flat.lower()
             self._spans = {"family1": _spans(_FAMILY1_ASCII, low), "family2": _spans(_FAMILY2_ASCII, low)}
         else:
             self._spans = {"family1": _spans(FAMILY1, flat), "family2": _spans(FAMILY2, flat)}
+        end = SENTENCE_END.search(text)
+        self._first_sentence_end = end.start() if end else len(text)
 
     def reaches(self, pattern: str, start: int) -> bool:
-        """Could the reference patterns of this family have captured the word at `start`?"""
+        """Could the reference patterns of this family have labelled the word at `start`?"""
         spans = self._spans.get(pattern)
-        if spans is None:
-            return True  # family 3 works on tags of the sentence, like ours
+        if spans is None:  # family 3 works on tags of the sentence, like ours: the first sentence only
+            return start < self._first_sentence_end
         starts, ends = spans
         k = bisect_right(starts, start) - 1
-        return k >= 0 and start < ends[k]
+        return k >= 0 and start < ends[k] and "," not in self._text[starts[k]:start]
 
 
 def _spans(rx: regex.Pattern[str] | re.Pattern[str], text: str) -> tuple[list[int], list[int]]:

@@ -39,7 +39,8 @@ def test_extract_jsonl_passes_forms(tmp_path):
     ("I'm feeling sad", "sad", False),            # the reference regexes never see it
     ("I've been sad", "sad", False),
     ("I don't feel sad", "sad", False),           # an apostrophe ends the \\w+ gap words
-    ("I feel so, so sad", "sad", True),           # a comma may stand between phrase words
+    ("I feel sad, so so", "sad", True),          # a comma may stand between phrase words
+    ("I feel so, so sad", "sad", False),          # but a word after it lost its offset (the script's fault)
     ("I feel - sad", "sad", False),               # other punctuation ends the phrase
     ("I feel that we were very sad", "sad", False),  # beyond the 4-word phrase
 ])
@@ -48,6 +49,17 @@ def test_reference_reach_follows_the_reference_patterns(text, word, reached):
     start = text.rindex(word)
     assert (reach.reaches("family1", start) or reach.reaches("family2", start)) == reached
     assert reach.reaches("family3", start)  # family 3 is judged on tags (in the first sentence)
+
+
+@pytest.mark.parametrize("text, reached", [
+    ("Feeling so sad today.", True),
+    ("Feeling so sad today. Then more.", True),
+    ("Long day. Feeling so sad today.", False),     # the script added the first sentence's offset twice
+    ("Long day\nFeeling so sad today.", False),     # a line break ends a sentence too
+    ("Long day...feeling so sad today.", True),     # no space after the dots: still the first sentence
+])
+def test_family3_is_reached_in_the_first_sentence_only(text, reached):
+    assert ReferenceReach(text).reaches("family3", text.rindex("sad")) == reached
 
 
 def test_ascii_texts_reach_the_same_phrases_as_the_case_insensitive_reference_patterns():

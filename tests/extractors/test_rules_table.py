@@ -55,6 +55,7 @@ TABLE = [
     ("I went to the store and felt nothing.", [], "f1 more than 3 words between I and felt"),
     ("I feel it would be very nice to be happy.", [], "f1 word beyond the 4-word phrase"),
     ("I feel a bit like this.", [], "f1 like as a preposition is no emotion word"),
+    ("I feel lonely, and sad.", [("lonely", "family1", False)], "f1 a word before a comma in its phrase"),
     # family 2: I'm / Im / I am / I was / I have been / I had been + adjective
     ("I'm scared of the dark.", [("scared", "family2", False)], "f2 I'm"),
     ("I’m so happy for you.", [("happy", "family2", False)], "f2 curly I’m"),
@@ -106,11 +107,6 @@ TABLE = [
     ("I was never really upset.", [("upset", "family2", True)], "neg never really"),
     ("I did not even feel sad.", [("sad", "family1", True)], "neg did not even"),
     ("I'm not sure what to do.", [], "neg 'sure' is not an emotion word"),
-    # what the authors' script lost to its offset faults is found, at exact offsets: the behaviour
-    # of EXPRESS's patterns, not its faults
-    ("Ok. Still feeling anxious.", [("anxious", "family3", False)], "f3 second sentence: offset added once"),
-    ("Long day at work. Feeling so tired!", [("tired", "family3", False)], "f3 offset in later sentence"),
-    ("I feel so, so lonely.", [("lonely", "family1", False)], "f1 a comma before the word"),
 ]
 
 
@@ -125,6 +121,12 @@ EXTENDED_TABLE = [
     ("I've been so lonely.", [("lonely", "family2", False)], "f2 I've been"),
     ("I don't feel guilty.", [("guilty", "family1", True)], "neg don't feel"),
     ("I didn’t even feel sad.", [("sad", "family1", True)], "neg curly didn’t"),
+    # what the authors' script lost to its offset faults never carries an EXPRESS label; the rules
+    # find it at exact offsets all the same (EXPRESS's patterns, not its faults)
+    ("I feel so, so lonely.", [("lonely", "family1", False)], "f1 a word after a comma in its phrase"),
+    ("I am extremely, extremely grateful.", [("grateful", "family2", False)], "f2 a word after a comma"),
+    ("Ok. Still feeling anxious.", [("anxious", "family3", False)], "f3 second sentence: offset added once"),
+    ("Long day at work. Feeling so tired!", [("tired", "family3", False)], "f3 offset in later sentence"),
 ]
 
 
@@ -162,12 +164,13 @@ def test_offsets_survive_rejoined_phrases_and_odd_spacing(extended_extractor):
     assert mask_text(text, found) == "Well...  I   feel\tso ,  very   <mask> !!  And   I'm    <mask>."
 
 
-def test_family3_offset_is_not_added_twice(extractor):
+def test_family3_offset_is_not_added_twice(extended_extractor):
     """The authors added the sentence offset twice for family 3; a long prefix would push
-    the span far off. Here the disclosure sits behind 2,000 characters of other sentences."""
+    the span far off. Here the disclosure sits behind 2,000 characters of other sentences
+    (so it is an extended form: EXPRESS never labelled family 3 after the first sentence)."""
     prefix = "We walked the dog in the park. " * 65
     text = prefix + "Feeling really lonely tonight."
-    (d,) = extractor.extract(text)
+    (d,) = extended_extractor.extract(text)
     assert (d.pattern, text[d.start:d.end]) == ("family3", "lonely")
     assert d.start == len(prefix) + len("Feeling really ")
 
