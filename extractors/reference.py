@@ -9,8 +9,9 @@ afraid" the phrase "lonely and I feel" has used up the second trigger. With `for
 family 1 or 2 find counts only inside such a phrase; "extended" also keeps the others, tagged.
 
 Two kinds of find never carry an EXPRESS label because of the script's offset faults: a word after
-a comma in its phrase (the phrase re-joined from its tokens is not found in the text again) and a
-family 3 find after the text's first sentence (that sentence's offset is added twice). The rules
+a comma or a run of white space in its phrase (the script re-joins the phrase's tokens with single
+spaces, so the word's offset moves) and a family 3 find after the text's first sentence (that
+sentence's offset is added twice). The rules
 find both at exact offsets (the patterns are EXPRESS's, the faults are not); they are extended
 forms, so only `forms="extended"` keeps them. Typography is normalised first (’ = ', odd spaces =
 space): that is no different form.
@@ -45,6 +46,9 @@ _FAMILY1_ASCII = re.compile(
 _FAMILY2_ASCII = re.compile(
     r"i(?<!\wi)(?:'m|m| am| was| have been| had been)\b\s+(\b" + _NOT_FEELING + r"\w+\b"
     r"(?:\s*,?\s*\b" + _NOT_FEELING + r"\w+\b){0,2})")
+# The words of a phrase before the labelled one as the script re-joined them: each followed by one
+# space. A comma or a run of white space there moved its offset, and the word lost its label.
+_REJOINED = re.compile(r"(?:\w+ )*")
 # Where the text's first sentence ends: a run of . ! ? … (and closing quotes or brackets) before a
 # space, or a line break.
 SENTENCE_END = re.compile(r"[.!?…]+[\"')\]]*\s|\n")
@@ -58,14 +62,13 @@ class ReferenceReach:
     """The reference phrase spans of one text, per family, for membership tests of a word start."""
 
     def __init__(self, text: str):
-        self._text = text
-        flat = text.translate(_TYPOGRAPHY)  # same length: offsets stay exact
+        self._flat = flat = text.translate(_TYPOGRAPHY)  # same length: offsets stay exact
         if flat.isascii():
             low = flat.lower()
             self._spans = {"family1": _spans(_FAMILY1_ASCII, low), "family2": _spans(_FAMILY2_ASCII, low)}
         else:
             self._spans = {"family1": _spans(FAMILY1, flat), "family2": _spans(FAMILY2, flat)}
-        end = SENTENCE_END.search(text)
+        end = SENTENCE_END.search(flat)
         self._first_sentence_end = end.start() if end else len(text)
 
     def reaches(self, pattern: str, start: int) -> bool:
@@ -75,7 +78,7 @@ class ReferenceReach:
             return start < self._first_sentence_end
         starts, ends = spans
         k = bisect_right(starts, start) - 1
-        return k >= 0 and start < ends[k] and "," not in self._text[starts[k]:start]
+        return k >= 0 and start < ends[k] and _REJOINED.fullmatch(self._flat, starts[k], start) is not None
 
 
 def _spans(rx: regex.Pattern[str] | re.Pattern[str], text: str) -> tuple[list[int], list[int]]:

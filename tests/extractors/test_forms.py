@@ -41,6 +41,8 @@ def test_extract_jsonl_passes_forms(tmp_path):
     ("I don't feel sad", "sad", False),           # an apostrophe ends the \\w+ gap words
     ("I feel sad, so so", "sad", True),          # a comma may stand between phrase words
     ("I feel so, so sad", "sad", False),          # but a word after it lost its offset (the script's fault)
+    ("I am still  sad", "sad", False),            # so did a word after a run of spaces
+    ("I am\u00a0still sad", "sad", True),         # a no-break space is typography
     ("I feel - sad", "sad", False),               # other punctuation ends the phrase
     ("I feel that we were very sad", "sad", False),  # beyond the 4-word phrase
 ])
