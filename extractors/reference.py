@@ -11,10 +11,9 @@ family 1 or 2 find counts only inside such a phrase; "extended" also keeps the o
 Two kinds of find never carry an EXPRESS label because of the script's offset faults: a word after
 a comma or a run of white space in its phrase (the script re-joins the phrase's tokens with single
 spaces, so the word's offset moves) and a family 3 find after the text's first sentence (that
-sentence's offset is added twice). The rules
-find both at exact offsets (the patterns are EXPRESS's, the faults are not); they are extended
-forms, so only `forms="extended"` keeps them. Typography is normalised first (’ = ', odd spaces =
-space): that is no different form.
+sentence's offset is added twice). The rules find both at exact offsets (the patterns are
+EXPRESS's, the faults are not); they are extended forms, so only `forms="extended"` keeps them.
+Typography is normalised first (’ = ', odd spaces = space): that is no different form.
 """
 from __future__ import annotations
 
