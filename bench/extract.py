@@ -140,7 +140,7 @@ def main() -> None:
     ap.add_argument("--compare-ops", action="store_true",
                     help="also tag the dev file with spaCy's default matrix ops (blis) and compare")
     ap.add_argument("--retention", type=lambda v: [float(x) for x in v.split(",")], metavar="R1,R2,...",
-                    help="also measure these MIN_RETENTION settings over random halves of dev's posts")
+                    help="also measure these MIN_RETENTION settings over seeded folds of dev's posts (--outer)")
     ap.add_argument("--outer", type=lambda v: [int(x) for x in v.split(",")], default=[5], metavar="K1,K2,...",
                     help="folds of dev's posts for --retention, each a sweep of its own (2: train on half)")
     ap.add_argument("--repeats", type=int, default=3, help="seeded shuffles of those folds for --retention")

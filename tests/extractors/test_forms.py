@@ -39,7 +39,7 @@ def test_extract_jsonl_passes_forms(tmp_path):
     ("I'm feeling sad", "sad", False),            # the reference regexes never see it
     ("I've been sad", "sad", False),
     ("I don't feel sad", "sad", False),           # an apostrophe ends the \\w+ gap words
-    ("I feel sad, so so", "sad", True),          # a comma may stand between phrase words
+    ("I feel sad, so so", "sad", True),           # a comma may stand between phrase words
     ("I feel so, so sad", "sad", False),          # but a word after it lost its offset (the script's fault)
     ("I am still  sad", "sad", False),            # so did a word after a run of spaces
     ("I am\u00a0still sad", "sad", True),         # a no-break space is typography
