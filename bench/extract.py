@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from extractors import prefilter as pf  # noqa: E402
 from extractors.acceptance import OFF, ON, SETTINGS  # noqa: E402
-from extractors.acceptance_training import fold_model, labelled_hits, outer_folds, score_at  # noqa: E402
+from extractors.acceptance_training import TrainingSet, fold_model, labelled_hits, outer_score  # noqa: E402
 from extractors.disclosures import DisclosureExtractor, tagging_text  # noqa: E402
 from extractors.nlp import load_nlp  # noqa: E402
 from extractors.quality import SpanScore, fold_of, score_folds, score_reachable, score_spans  # noqa: E402
@@ -202,8 +202,8 @@ def main() -> None:
         if args.acceptance == ON:
             out.update(cross_fold_figures(rows, args.forms, args.quote_lines))
         if args.retention:
-            out["retention"] = {str(k): retention_sweep(rows, args.forms, args.retention, k, args.repeats)
-                                for k in args.outer}
+            ts = labelled_hits(rows, DisclosureExtractor(nlp=ex.nlp, forms=args.forms, acceptance=OFF))
+            out["retention"] = {str(k): retention_sweep(ts, args.retention, k, args.repeats) for k in args.outer}
             out["retention_repeats"] = args.repeats
         out["forms"] = args.forms
         out.update(words_per_s=round(words / cpu), precision=round(spans.precision, 4),
@@ -334,26 +334,14 @@ def cross_fold_figures(rows: list[dict], forms: str, quote_lines: str = MASK_QUO
     return out
 
 
-def retention_sweep(rows: list[dict], forms: str, values: list[float], folds: int,
-                    repeats: int) -> dict[str, dict[str, float]]:
+def retention_sweep(ts: TrainingSet, values: list[float], folds: int, repeats: int) -> dict[str, dict[str, float]]:
     """Span P/R of each MIN_RETENTION setting, pooled over `repeats` seeded `folds`-fold splits of
-    dev's posts: a model trained on the other folds (C and threshold chosen inside them, as
-    `express train-acceptance` does) scores each fold."""
-    ts = labelled_hits(rows, DisclosureExtractor(forms=forms, acceptance=OFF))
-    totals = {v: [0, 0, 0] for v in values}
-    for seed in range(repeats):
-        for train, test in outer_folds(ts, folds, seed):
-            for v in values:
-                model = fold_model(train, min_retention=v)
-                s = score_at(test.hits, [model.probability(h.features) for h in test.hits], model.threshold,
-                             test.gold_spans)
-                totals[v] = [totals[v][0] + s.tp, totals[v][1] + s.fp, totals[v][2] + s.fn]
-    share = (folds - 1) / folds
-    print(f"MIN_RETENTION, models trained on {share:.0%} of dev's posts scoring the rest "
+    dev's posts (`outer_score`: each fold scored by a model trained on the others)."""
+    print(f"MIN_RETENTION, models trained on {(folds - 1) / folds:.0%} of dev's posts scoring the rest "
           f"({folds} folds x {repeats} seeds, pooled):")
     out = {}
-    for v, (tp, fp, fn) in totals.items():
-        s = SpanScore(tp, fp, fn)
+    for v in values:
+        s = outer_score(ts, folds, range(repeats), v)
         print(f"  {v}: {s}")
         out[str(v)] = {"precision": round(s.precision, 4), "recall": round(s.recall, 4)}
     return out

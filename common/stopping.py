@@ -2,9 +2,9 @@
 
 The exception lands wherever the main thread is. Where that is inside a library that catches it
 (a build under load once ran on after a Ctrl-C and published; where it was caught is not known,
-perhaps a call Prefect runs on the thread that waits for a task), the command would run on to the end. So
-the signal's handler records the stop, and a long command calls `check` between its steps: the
-stop is raised again there.
+perhaps a call Prefect runs on the thread that waits for a task), the command would run on to the
+end. So the signal's handler records the stop, and a long command calls `check` between its steps:
+the stop is raised again there.
 """
 from __future__ import annotations
 

@@ -293,6 +293,20 @@ def outer_folds(ts: TrainingSet, folds: int, seed: int) -> Iterator[tuple[Traini
         yield ts.of_posts(set(posts) - test), ts.of_posts(test)
 
 
+def outer_score(ts: TrainingSet, folds: int, seeds: Iterable[int],
+                min_retention: float = MIN_RETENTION) -> SpanScore:
+    """Span scores, pooled, of models trained as `train` trains on all `outer_folds` but one, each
+    scoring the one it did not see, for each seed."""
+    tp = fp = fn = 0
+    for seed in seeds:
+        for train_part, test_part in outer_folds(ts, folds, seed):
+            model = fold_model(train_part, min_retention=min_retention)
+            s = score_at(test_part.hits, [model.probability(h.features) for h in test_part.hits],
+                         model.threshold, test_part.gold_spans)
+            tp, fp, fn = tp + s.tp, fp + s.fp, fn + s.fn
+    return SpanScore(tp, fp, fn)
+
+
 def _figures(s: SpanScore) -> dict[str, Any]:
     return {"precision": round(s.precision, 4), "recall": round(s.recall, 4), "tp": s.tp, "fp": s.fp, "fn": s.fn}
 

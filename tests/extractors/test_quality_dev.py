@@ -7,7 +7,7 @@ authors' hand review left out ("I am alone / weak / calm", "I was careful"). The
 (#21) learns that review from dev gold. It is measured on posts it never saw: trained on fold A of
 `extractors.quality.fold_of` (its C and threshold chosen inside A) it extracts fold B, and the
 other way round; and, nearer the shipped model's training data, trained on 80 % of dev's posts
-(`outer_folds`) it scores the rest. Measured with acceptance-v4 (2026-12-06): fold A -> B
+(`outer_score`) it scores the rest. Measured with acceptance-v4 (2026-12-06): fold A -> B
 P 0.954 / R 0.980, B -> A P 0.971 / R 0.986, pooled P 0.963 / R 0.983; on 80 % (5 folds, seed
 0) P 0.970 / R 0.985. The figures grow with the training share (90 %: P 0.9722 / R 0.9875,
 bench/README.md). The shipped model is trained on all of dev, so its figures on dev are in-sample
@@ -19,9 +19,9 @@ import pytest
 
 from common.checksums import sha256_file
 from extractors.acceptance import load_model
-from extractors.acceptance_training import cross_fold, fold_model, labelled_hits, outer_folds, read_dev, score_at, train
+from extractors.acceptance_training import cross_fold, labelled_hits, outer_score, read_dev, train
 from extractors.disclosures import DisclosureExtractor
-from extractors.quality import SpanScore, fold_of, score_folds, score_reachable, score_spans
+from extractors.quality import fold_of, score_folds, score_reachable, score_spans
 
 TARGET_PRECISION = 0.95  # #21, on the two fold_of folds
 TARGET_RECALL = 0.985    # #52, for the shipped model (all of dev): asserted in-sample, floors below
@@ -116,14 +116,8 @@ def test_cross_fold_acceptance_stays_above_floors_in_each_direction(folds):
 def test_models_trained_on_80_percent_of_dev_hold_their_floors_on_the_rest(training_set):
     """Trained as the shipped model is (choices inside its data) on 4 of 5 folds of dev's posts,
     each model scores the fifth (one seeded shuffle of the posts), pooled."""
-    tp = fp = fn = 0
-    for train_part, test_part in outer_folds(training_set, 5, seed=0):
-        model = fold_model(train_part)
-        s = score_at(test_part.hits, [model.probability(h.features) for h in test_part.hits],
-                     model.threshold, test_part.gold_spans)
-        tp, fp, fn = tp + s.tp, fp + s.fp, fn + s.fn
-    pooled = SpanScore(tp, fp, fn)
-    assert tp + fn == training_set.gold_spans  # every gold span tested once
+    pooled = outer_score(training_set, 5, seeds=[0])
+    assert pooled.tp + pooled.fn == training_set.gold_spans  # every gold span tested once
     assert pooled.precision >= EIGHTY_PERCENT_PRECISION_FLOOR and pooled.recall >= EIGHTY_PERCENT_RECALL_FLOOR, pooled
 
 
