@@ -6,10 +6,12 @@ interrupted runs stay on disk for inspection but never reach a leaderboard.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.errors import UserError
 from evaluation.window import Window
 from warehouse.layout import EvaluationPaths, Warehouse
 
@@ -46,6 +48,11 @@ class StoredRun:
         return label
 
 
+class RunUnreadable(UserError, ValueError):
+    """A stored run whose config cannot be read back (a window that is no date): it is left out of
+    every table, said once, and never stops the others."""
+
+
 def load_run(path: Path) -> StoredRun | None:
     try:
         config = json.loads(EvaluationPaths(path).config.read_text())
@@ -54,12 +61,24 @@ def load_run(path: Path) -> StoredRun | None:
         return None
     if config.get("status", "complete") != "complete":
         return None
-    return StoredRun(path.name, path, config, metrics)
+    run = StoredRun(path.name, path, config, metrics)
+    try:
+        run.window
+    except ValueError as exc:
+        raise RunUnreadable(f"{EvaluationPaths(path).config}: its window cannot be read back ({exc}); "
+                            "the run is left out") from None
+    return run
 
 
 def list_runs(warehouse: Warehouse) -> list[StoredRun]:
+    """The complete runs; one that cannot be read back is named on stderr and left out."""
     root = warehouse.evaluations
-    runs = [load_run(p) for p in sorted(root.iterdir())] if root.is_dir() else []
+    runs = []
+    for p in sorted(root.iterdir()) if root.is_dir() else []:
+        try:
+            runs.append(load_run(p))
+        except RunUnreadable as exc:
+            print(f"express: {exc}", file=sys.stderr)
     return [r for r in runs if r is not None]
 
 
@@ -71,8 +90,8 @@ def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
         if run is None:
             raise ValueError(f"run {ref} is not complete (see its config.json)")
         return run
-    matches = [r for r in list_runs(warehouse) if r.run_id == ref] or \
-              [r for r in list_runs(warehouse) if r.run_id.startswith(ref)]
+    runs = list_runs(warehouse)
+    matches = [r for r in runs if r.run_id == ref] or [r for r in runs if r.run_id.startswith(ref)]
     if not matches:
         raise FileNotFoundError(f"no complete run '{ref}' in {warehouse.evaluations}")
     if len(matches) > 1:

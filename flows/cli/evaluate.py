@@ -224,11 +224,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     from evaluation.window import Window
+    from schemas.config import check_live
 
-    try:
-        window = Window.parse(args.posted_after or "", args.posted_before or "")
-    except ValueError as exc:
-        raise InputError(f"--posted-after/--posted-before: {exc}") from None
+    # dates that parse, in range, not backwards: as `evaluate` checks them
+    check_live(LiveFields(posted_after=args.posted_after or "", posted_before=args.posted_before or ""),
+               lambda key: "--" + key.replace("_", "-"))
+    window = Window.parse(args.posted_after or "", args.posted_before or "")
     runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all,
                        window=None if window.everything else window)
     if not runs:
