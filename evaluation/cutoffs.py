@@ -44,8 +44,11 @@ def load_cutoffs(path: str | Path | None = None) -> CutoffTable:
     data, sha256 = read_data_file(p)
     if set(data) - {"version", "models"}:
         raise ConfigError(f"{p}: unknown keys {sorted(set(data) - {'version', 'models'})} (expected version, [[models]])")
+    models = data.get("models", [])
+    if not isinstance(models, list):
+        raise ConfigError(f"{p}: `models` must be [[models]] tables, got {models!r}")
     entries = []
-    for i, entry in enumerate(data.get("models", [])):
+    for i, entry in enumerate(models):
         where = f"{p} [[models]] #{i + 1}"
         if not isinstance(entry, dict):
             raise ConfigError(f"{where}: must be a table")
@@ -54,6 +57,9 @@ def load_cutoffs(path: str | Path | None = None) -> CutoffTable:
         for key in ("pattern", "cutoff"):
             if not isinstance(entry.get(key), str) or not entry[key].strip():
                 raise ConfigError(f"{where}: needs a `{key}` string")
+        for key in ("stated", "source"):
+            if not isinstance(entry.get(key, ""), str):
+                raise ConfigError(f"{where} ({entry['pattern']}): `{key}` must be a string, got {entry[key]!r}")
         try:
             at = utc_seconds(entry["cutoff"])
         except ValueError as exc:
