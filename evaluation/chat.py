@@ -4,8 +4,9 @@ Server and key come from the options or `OPENAI_BASE_URL` / `OPENAI_API_KEY`; th
 to the client only (never stored, never logged). Before the first request the server is asked
 for its models (a server that is down fails the run at once) and, where it tells, its slots.
 Requests then run in an adaptive window (evaluation/concurrency.py), each with an answer-length
-cap from its number of masks and a timeout that grows with its length. 429, 5xx, timeouts and
-dropped connections are retried with exponential backoff; a timeout narrows the window to one.
+cap from its number of masks and a timeout that grows with its length. 429, the 5xx a retry may
+cure (RETRIED_STATUS), timeouts and dropped connections are retried with exponential backoff; a
+timeout narrows the window to one. A stop (Ctrl-C, SIGTERM) sends no request and no retry after it.
 Answers are structured by default (evaluation/answers.py). Every successful response is cached
 on disk by model, messages and parameters, so a repeated or interrupted run sends no request for
 what is already answered; a failed one is recorded, never cached.
@@ -13,6 +14,7 @@ what is already answered; a failed one is recorded, never cached.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
@@ -21,14 +23,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from common.errors import UserError
 from evaluation.answers import FORMATS, response_format
 from evaluation.cache import ResponseCache, cache_key
-from evaluation.concurrency import AdaptiveWindow
+from evaluation.concurrency import AdaptiveWindow, map_until_stopped
 from evaluation.predictors import Item, Prediction, PredictorOptions
 from evaluation.prompted import PromptedPredictor
 
@@ -36,7 +37,15 @@ log = logging.getLogger("express.evaluation.chat")
 MAX_RETRY_AFTER = 60.0
 TOKENS_PER_TIMEOUT = 1000  # --timeout is for a request of this many tokens (prompt + answer)
 CHARS_PER_TOKEN = 4
+# What a retry may cure: a rate limit, an overloaded or restarting server or the proxy before it, a
+# transient server error (OpenAI documents 500 so). Any other answer (501 Not Implemented, 505, ...)
+# is the same the next time: the row fails at its first attempt.
+RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
 _TOO_LONG = re.compile(r"context length|context window|n_ctx|too long|maximum context|context_length_exceeded", re.I)
+
+
+class RunCancelled(Exception):
+    """A request of a run that has stopped is not sent (what stopped it is raised in the caller)."""
 
 
 class ChatConfigError(UserError):
@@ -52,6 +61,20 @@ def public_url(url: str) -> str:
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+OFFERS_SHOWN = 10  # model ids a "no such model" error names
+
+
+def offered_models(body: str) -> list[str] | None:
+    """The model ids of a GET /models answer (`{"data": [{"id": ...}, ...]}`), or None when it holds none."""
+    try:
+        data = json.loads(body).get("data")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(data, list):
+        return None
+    return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
 
 
 def slots_from_props(props: Any) -> int | None:
@@ -75,11 +98,13 @@ class ChatPredictor(PromptedPredictor):
         self.spelling = FORMATS[0] if self.answers == "structured" else "free"
         self.refused: list[str] = []  # response_format spellings this server refused
         self.window: AdaptiveWindow | None = None
+        self.offered: list[str] | None = None  # the model ids GET /models listed, when it listed them
         self._client: Any = None
         self._lock = threading.Lock()
         self._probe = threading.Lock()
         self._answered = threading.Event()
         self._stopped: ChatConfigError | None = None  # the first refusal: no request is sent after it
+        self._cancelled = threading.Event()  # the run stopped (Ctrl-C, SIGTERM, an error): no attempt, no retry
         self.stats: Counter[str] = Counter()
         self.seconds = 0.0
 
@@ -121,6 +146,7 @@ class ChatPredictor(PromptedPredictor):
                     raise ChatConfigError(f"{self.where} is not an OpenAI-compatible API: GET {self.where}/models "
                                           f"answered {listed.status_code} with {kind or 'no content type'}, not JSON "
                                           f"(a server's base URL usually ends in /v1)") from None
+                self.offered = offered_models(listed.http_response.text)
             root = self.base_url.rstrip("/").removesuffix("/v1") if self.base_url else ""
             slots = None
             if root:
@@ -134,8 +160,13 @@ class ChatPredictor(PromptedPredictor):
 
     def _check_status(self, exc: Any) -> None:
         if exc.status_code in (401, 403, 404):
+            offers = ""
+            if exc.status_code == 404 and self.offered is not None:
+                shown = ", ".join(f"'{m}'" for m in self.offered[:OFFERS_SHOWN])
+                more = f" and {len(self.offered) - OFFERS_SHOWN} more" if len(self.offered) > OFFERS_SHOWN else ""
+                offers = f"; it offers {shown}{more} (GET {self.where}/models)" if shown else "; it lists no model"
             raise ChatConfigError(f"server {self.where} answered {exc.status_code} for model "
-                                  f"'{self.options.model}'") from None
+                                  f"'{self.options.model}'{offers}") from None
 
     def _count(self, key: str, n: int = 1) -> None:
         with self._lock:
@@ -185,6 +216,8 @@ class ChatPredictor(PromptedPredictor):
     def _check_stopped(self) -> None:
         if self._stopped is not None:
             raise ChatConfigError(str(self._stopped))
+        if self._cancelled.is_set():
+            raise RunCancelled("the run stopped")
 
     def _request(self, messages: list[dict[str, str]], k: int) -> Prediction:
         import openai
@@ -213,6 +246,10 @@ class ChatPredictor(PromptedPredictor):
             except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
                 if isinstance(exc, openai.InternalServerError) and self._refused_format(exc, spelling):
                     continue
+                if isinstance(exc, openai.APIStatusError) and exc.status_code not in RETRIED_STATUS:
+                    self._count("failed")  # the same answer the next time: no retry
+                    return Prediction(None, error=f"{exc.status_code} after {attempt + 1} attempts: "
+                                                  f"{str(exc.message)[:200]}")
                 if isinstance(exc, openai.APITimeoutError):
                     timeouts += 1
                     window.timed_out()
@@ -229,7 +266,7 @@ class ChatPredictor(PromptedPredictor):
                 log.warning("request failed (%s); retry %d/%d in %.2fs", status, attempt + 1, self.options.max_retries, delay)
                 self._count("retries")
                 attempt += 1
-                time.sleep(delay)
+                self._cancelled.wait(delay)  # a stop ends the wait: the loop's check raises it
                 continue
             except openai.APIStatusError as exc:
                 self._check_status(exc)
@@ -291,8 +328,8 @@ class ChatPredictor(PromptedPredictor):
     def predict_many(self, items: list[Item]) -> list[Prediction]:
         prepared = self.prepare(items)
         started = time.monotonic()
-        with ThreadPoolExecutor(max_workers=self.connect().cap) as pool:
-            out = list(pool.map(lambda ip: self._one(ip[0], ip[1][0]), zip(items, prepared)))
+        out = map_until_stopped(lambda ip: self._one(ip[0], ip[1][0]), list(zip(items, prepared)), self.connect().cap,
+                                self._cancelled)
         self.seconds += time.monotonic() - started
         for pred, (_, shots) in zip(out, prepared):
             pred.shots = shots or None

@@ -13,9 +13,13 @@ make it compute abandoned answers.
 """
 from __future__ import annotations
 
+import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 GAIN = 1.2  # a wider window must get through at least this many times the tokens per second to stay
 
@@ -85,3 +89,39 @@ class AdaptiveWindow:
             self.timeouts += 1
             self.limit, self.settled = 1, True
             self.history.append(1)
+
+
+def map_until_stopped(fn: Callable[[T], Any], items: Sequence[T], workers: int, stop: threading.Event) -> list[Any]:
+    """`fn` over `items` on `workers` threads, results in order. Whatever ends the caller first (an
+    error of one item, Ctrl-C, SIGTERM) sets `stop` and is raised at once: no item is begun after
+    it, and a thread still waiting for a server is left to end by itself (a daemon: it never holds
+    the process, where a thread pool's exit would wait for every request in flight)."""
+    todo: queue.SimpleQueue[tuple[int, T]] = queue.SimpleQueue()
+    for pair in enumerate(items):
+        todo.put(pair)
+    done: queue.SimpleQueue[tuple[int, bool, Any]] = queue.SimpleQueue()
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                i, item = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put((i, True, fn(item)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                done.put((i, False, exc))
+
+    for _ in range(min(workers, len(items))):
+        threading.Thread(target=work, daemon=True).start()
+    out: list[Any] = [None] * len(items)
+    try:
+        for _ in items:
+            i, ok, value = done.get()
+            if not ok:
+                raise value
+            out[i] = value
+    except BaseException:
+        stop.set()
+        raise
+    return out

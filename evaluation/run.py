@@ -219,7 +219,10 @@ def evaluate_release(
             raise PredictorError(f"no answer came back: all {progress.done:,} requests of '{predictor}' failed "
                                  f"(the first: {first_error[0]}); the run is kept as failed in {out}")
     except BaseException as exc:
-        config.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:500])
+        # a stop (Ctrl-C, SIGTERM: as raised here, or as an orchestrator re-raises it) is no
+        # Exception; the answers it leaves are cached, so a rerun asks only for the rest
+        stopped = not isinstance(exc, Exception)
+        config.update(status="interrupted" if stopped else "failed", error=f"{type(exc).__name__}: {exc}"[:500])
         _write_json(paths.config, config)
         raise
     # Scored from the stored file, as `express score` does: the two can never disagree.
