@@ -12,6 +12,7 @@ from pipeline.results import AssembleResult, Published
 from pipeline.run import load_saved_recipe
 from review.build import run_review
 from schemas.config import Recipe
+from warehouse.integrity import ReleaseChanged, read_manifest
 from warehouse.layout import RunPaths, Warehouse
 from warehouse.manifest import run_fields
 from warehouse.publish import PublishError, Release, ensure_registered, publish_release
@@ -22,9 +23,9 @@ def find_published(wh: Warehouse, run_id: str) -> Published | None:
     """The release a run already published."""
     for release in wh.releases():
         try:
-            m = json.loads(release.manifest.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
+            m = read_manifest(release.root)
+        except ReleaseChanged:
+            continue  # a damaged release is said by the commands that read it
         if m.get("run_id") == run_id:
             return Published(m["dataset"], m["version"], str(release.root), str(release.manifest), True)
     return None

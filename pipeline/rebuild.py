@@ -20,7 +20,8 @@ from pipeline.steps import read_marker
 from review.build import review_state
 from schemas.config import Recipe
 from schemas.lexicon import data_versions
-from warehouse.layout import ReleasePaths, Warehouse
+from warehouse.integrity import read_manifest
+from warehouse.layout import Warehouse
 from warehouse.takedowns import takedown_state
 
 
@@ -62,7 +63,7 @@ def latest_manifest(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
     versions = wh.versions(dataset)
     if not versions:
         return None
-    return json.loads(ReleasePaths(wh.release_dir(dataset, versions[-1])).manifest.read_text())
+    return read_manifest(wh.release_dir(dataset, versions[-1]))
 
 
 def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any], review: dict[str, Any] | None = None) -> list[str]:

@@ -118,8 +118,9 @@ class Warehouse:
         return self.dataset_dir(dataset) / version
 
     def releases(self) -> list[ReleasePaths]:
-        """Every published release folder, by dataset and version."""
-        return [ReleasePaths(p.parent) for p in sorted(self.root.glob(f"*/v*/{MANIFEST}")) if _VERSION.match(p.parent.name)]
+        """Every published release folder, by dataset and version, damaged ones included."""
+        return [ReleasePaths(p) for p in sorted(self.root.glob("*/v*")) if _VERSION.match(p.name)
+                and ReleasePaths(p).published]
 
     def versions(self, dataset: str) -> list[str]:
         d = self.dataset_dir(dataset)
@@ -229,8 +230,15 @@ class ReleasePaths:
 
     @property
     def published(self) -> bool:
-        """A release folder is published once its manifest is in it (it is renamed into place whole)."""
-        return self.manifest.exists()
+        """A release folder is published once it is in place: it is renamed in whole, with its
+        manifest and data. One of them gone is a damaged release (warehouse/integrity.py names
+        what is wrong), never no release."""
+        return self.manifest.exists() or self.data.is_dir()
+
+    @property
+    def manifest_sum(self) -> Path:
+        """The manifest's sha256, as `sha256sum -c` reads it (written with it, checked by every reader)."""
+        return self.root / f"{MANIFEST}.sha256"
 
     @property
     def data(self) -> Path:

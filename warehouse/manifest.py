@@ -12,8 +12,8 @@ from schemas.config import Recipe
 from schemas.funnel import Funnel
 from schemas.lexicon import data_versions
 from schemas.vocabulary import vocabulary_version
+from warehouse.integrity import manifest_sum_line
 from warehouse.layout import ReleasePaths
-
 
 
 def total_funnel(ingest: Funnel, extract: Funnel) -> Funnel:
@@ -66,7 +66,10 @@ def release_fields(dataset: str, version: str, parent: str | None, recipe: Recip
 
 
 def write_manifest(release_dir: Path, release: dict[str, Any], run: dict[str, Any]) -> Path:
-    """Write manifest.json into a release folder that is not yet published (it is renamed after)."""
-    path = ReleasePaths(release_dir).manifest
-    path.write_text(json.dumps({**release, **run}, indent=2, default=str) + "\n")
-    return path
+    """Write manifest.json, and its sha256 beside it for every reader to check, into a release
+    folder that is not yet published (it is renamed after)."""
+    paths = ReleasePaths(release_dir)
+    data = (json.dumps({**release, **run}, indent=2, default=str) + "\n").encode()
+    paths.manifest.write_bytes(data)
+    paths.manifest_sum.write_text(manifest_sum_line(data))
+    return paths.manifest

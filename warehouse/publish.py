@@ -6,7 +6,6 @@ quality gate) leaves no release behind; the temporary folder is removed.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import uuid
@@ -29,7 +28,7 @@ from schemas.config import Recipe
 from schemas.records import EXAMPLES
 from warehouse.catalog import register_release
 from warehouse.gate_result import GateResult
-from warehouse.integrity import ReleaseChanged, check_release_files
+from warehouse.integrity import ReleaseChanged, check_release_files, read_manifest
 from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.manifest import release_fields, write_manifest
 from warehouse.splits import SPLITS, split_for, splits_for_config
@@ -68,7 +67,7 @@ class Release:
         return self.paths.manifest
 
     def manifest(self) -> dict[str, Any]:
-        return json.loads(self.manifest_path.read_text())
+        return read_manifest(self.path)
 
     def split_file(self, split: str) -> Path:
         return self.paths.split_file(split)
@@ -80,7 +79,7 @@ class Release:
     @classmethod
     def at(cls, path: Path) -> "Release":
         """The release published at `path`, its files checked against its manifest (ReleaseChanged)."""
-        m = json.loads(ReleasePaths(path).manifest.read_text())
+        m = read_manifest(path)
         if (withdrawn := withdrawal(path)) is not None and withdrawn.get("purged"):
             raise ReleaseChanged(f"{path}: withdrawn and its files purged ({describe(withdrawn)}; docs/takedowns.md)")
         check_release_files(path, m, Warehouse.of_release(path).file_checks)
