@@ -51,7 +51,7 @@ def synthetic_release(root: Path, n: int) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--examples", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--embedding-model", default="", help="also time few-shot-nearest with this embedding model")

@@ -39,7 +39,7 @@ def _mb(n: float) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--examples", type=int, default=25_000)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--chunk-mb", type=float, default=GateConfig.chunk_mb)

@@ -118,7 +118,7 @@ def text_words(warehouse: Path, release: str, rows: int) -> list[int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--posts", type=int, default=3600)
     ap.add_argument("--rows", type=int, default=200)
     ap.add_argument("--settings", default="zero-shot,few-shot-nearest", help="demo-release settings to run (\"\": none)")

@@ -49,7 +49,7 @@ def stats_of(texts: list[str], found: list[list]) -> ReleaseStats:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
     ap.add_argument("--dev", type=Path, default=DEV)
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.dev.read_text(encoding="utf-8").splitlines()]

@@ -63,6 +63,8 @@ def _pair(row: dict[str, Any], p: Path, line_no: int, labels_field: str | None,
         labels = parse_labels(row[field])
     except ValueError as exc:
         raise ValueError(f"{p}:{line_no}: {exc}") from exc
+    if not labels:  # a row of no masks scores nothing: 0.0 for it would be a number about no answer
+        raise ValueError(f"{p}:{line_no}: '{field}' is empty: a row needs at least one gold word")
     out = row[output_field]
     if out is None and "error" not in row:  # a run's failed request says why it has no answer; else a gap
         raise ValueError(f"{p}:{line_no}: '{output_field}' is null: no answer to score (a run's failed request "

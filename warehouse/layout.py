@@ -6,15 +6,36 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.errors import InputError
+
 DEFAULT_WAREHOUSE = Path(__file__).resolve().parent.parent / "data"
 _VERSION = re.compile(r"^v(\d+)$")
 MANIFEST = "manifest.json"
+CATALOG = "catalog.duckdb"
 
 
 def resolve_warehouse(path: str | Path | None = None) -> Path:
-    """--warehouse wins, then $EXPRESS_WAREHOUSE, then the git-ignored data/ at the repo root."""
+    """--warehouse wins, then $EXPRESS_WAREHOUSE, then the git-ignored data/ at the repo root; a
+    path that cannot hold a warehouse (a file, a folder where its catalog file belongs) is refused
+    before anything is written."""
     chosen = path or os.environ.get("EXPRESS_WAREHOUSE") or DEFAULT_WAREHOUSE
-    return Path(chosen).expanduser().resolve()
+    root = Path(chosen).expanduser().resolve()
+    check_warehouse(root)
+    return root
+
+
+def check_warehouse(root: Path) -> None:
+    """InputError naming the path when `root` is a file or lies under one, or when its catalog's
+    name is taken by a folder (DuckDB would fail only after a release was renamed into place)."""
+    for at in (root, *root.parents):
+        if at.exists():
+            if not at.is_dir():
+                where = "is a file" if at == root else f"lies under {at}, a file"
+                raise InputError(f"warehouse {root}: {where}, not a folder (--warehouse DIR or EXPRESS_WAREHOUSE)")
+            break
+    catalog = root / CATALOG
+    if catalog.exists() and not catalog.is_file():
+        raise InputError(f"{catalog}: a folder where the warehouse keeps its DuckDB catalog file; move it away")
 
 
 @dataclass(frozen=True)
@@ -32,7 +53,7 @@ class Warehouse:
 
     @property
     def catalog(self) -> Path:
-        return self.root / "catalog.duckdb"
+        return self.root / CATALOG
 
     @property
     def runs(self) -> Path:

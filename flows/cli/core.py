@@ -15,7 +15,15 @@ DEMO_CONFIG = REPO / "configs" / "demo.toml"
 
 
 def warehouse_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--warehouse", help="warehouse folder (default: $EXPRESS_WAREHOUSE or ./data)")
+    p.add_argument("--warehouse", type=folder_path,
+                   help="warehouse folder (default: $EXPRESS_WAREHOUSE, else data/ in the express checkout)")
+
+
+def folder_path(text: str) -> str:
+    """An argparse type for a folder: an empty path is refused, not read as 'the default'."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a folder, or leave the option out for the default")
+    return text
 
 
 DEMO_PREDICTORS = ("most-frequent", "context-lexicon", "tfidf-logreg")
