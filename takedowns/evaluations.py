@@ -9,11 +9,11 @@ from pathlib import Path
 from common.files import write_atomic
 from evaluation.report import write_report
 from evaluation.run import rescore_run
-from takedowns.finder import Finder
+from common.takedown_matcher import TakedownMatcher
 from takedowns.scrub import REDACTED
 
 
-def scrub_evaluation(run_dir: Path, finder: Finder) -> int:
+def scrub_evaluation(run_dir: Path, finder: TakedownMatcher) -> int:
     """Rewrite one evaluation run; returns how many prediction rows left it."""
     path = run_dir / "predictions.jsonl"
     if not path.exists():

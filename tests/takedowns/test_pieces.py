@@ -12,8 +12,9 @@ from common.files import JOURNAL, commit_together, finish_commits, staged
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe, load_recipe
 from schemas.records import EXAMPLES, Example
-from takedowns.finder import Finder, file_hits
-from warehouse.fingerprints import MIN_WORDS, TextFinder, fingerprint
+from common.fingerprints import MIN_WORDS, TextFinder, fingerprint
+from common.takedown_matcher import TakedownMatcher
+from takedowns.files import file_hits
 from warehouse.layout import Warehouse
 from warehouse.publish import GateFailed, publish_release
 
@@ -61,7 +62,7 @@ def test_a_text_is_found_again_however_it_is_written_and_only_it():
 
 
 def test_an_id_is_a_hit_as_a_whole_value_but_not_where_another_post_points_at_it(tmp_path):
-    finder = Finder(frozenset({"abc12"}))
+    finder = TakedownMatcher(frozenset({"abc12"}))
     hit, miss = tmp_path / "hit.jsonl", tmp_path / "miss.jsonl"
     hit.write_text(json.dumps({"post_id": "t3_ABC12"}) + "\n")
     miss.write_text(json.dumps({"id": "zz9", "link_id": "t3_abc12", "body": "abc123 is not it"}) + "\n")
