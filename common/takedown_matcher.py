@@ -78,6 +78,7 @@ class TakedownMatcher:
     key: bytes | None = None
     digest: str = ""  # what the ledger takes down (TakedownSet.digest): work done for it is not redone
     _names: dict[str, bool] = field(default_factory=dict, repr=False)
+    _raw_names: dict[bytes, bool] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if (self.authors or self.prints) and self.key is None:
@@ -89,11 +90,11 @@ class TakedownMatcher:
 
     def with_posts(self, more: Iterable[str]) -> "TakedownMatcher":
         """The same matcher, finding these posts (as matched) by id too."""
-        return replace(self, posts=self.posts | frozenset(more), _names={})
+        return replace(self, posts=self.posts | frozenset(more), _names={}, _raw_names={})
 
     def with_prints(self, more: Iterable[tuple[str, Fingerprint]]) -> "TakedownMatcher":
         """The same matcher, finding these texts too (of posts not resolved in the ledger yet)."""
-        return replace(self, prints=tuple(dict.fromkeys([*self.prints, *more])), _names={})
+        return replace(self, prints=tuple(dict.fromkeys([*self.prints, *more])), _names={}, _raw_names={})
 
     # --- one value
     def id_hit(self, value: Any) -> bool:
@@ -123,8 +124,7 @@ class TakedownMatcher:
             return True
         if self.texts is None:
             return False
-        present = [t for t in texts if t]
-        return any(map(self.text_hit, present)) or (len(present) > 1 and self.text_hit("\n\n".join(present)))
+        return self.text_hit("\n\n".join(t for t in texts if t))  # a field's text is found in them all
 
     def record_hit(self, obj: dict[str, Any]) -> bool:
         """A Reddit record as its JSON gives it (a dump line, a praw pull), with the posts it embeds
@@ -166,10 +166,14 @@ class TakedownMatcher:
         return self.in_json(obj) if obj is not None else self.in_text(line.decode("utf-8", "replace"))
 
     def _author_bytes(self, raw: bytes) -> bool:
-        try:
-            return self.author_hit(json.loads(b'"' + raw + b'"'))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return False
+        hit = self._raw_names.get(raw)
+        if hit is None:
+            try:
+                hit = self.author_hit(json.loads(b'"' + raw + b'"'))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                hit = False
+            self._raw_names[raw] = hit
+        return hit
 
     def in_text(self, text: str) -> bool:
         """A page or a line that is not JSON: an id as a word of it, or a text."""
