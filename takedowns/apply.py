@@ -128,7 +128,7 @@ def _other_files(wh: Warehouse, finder: Finder, out: Applied) -> None:
         if q.name not in runs:  # a run deleted since: its quarantine has no funnel left to keep
             out.files |= scrub_tree(q, finder)
     for run_dir in sorted(wh.evaluations.glob("*")):
-        out.evaluation_rows += scrub_evaluation(run_dir, finder)
+        out.evaluation_rows += scrub_evaluation(run_dir, finder, out.ledger_version)
     for area in (wh.reviews, wh.evaluations, wh.root / "inputs", wh.root / "rejected"):
         out.files |= scrub_tree(area, finder)
     out.files |= scrub_tree(wh.response_cache, finder, delete=True)
