@@ -9,7 +9,6 @@ VRate as 0/1.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from schemas.lexicon import Decomposition
 
 from evaluation.metrics import RowScore, aggregate, score_row
 from evaluation.run_numbers import read_run_predictions
-from evaluation.runs import StoredRun
+from evaluation.runs import StoredRun, release_dir
 from evaluation.stats import paired_test
 from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.withdrawn import withdrawal
@@ -31,16 +30,11 @@ def _rows(run: StoredRun, dec: Decomposition) -> dict[tuple[str, int], tuple[lis
             for r in read_run_predictions(run.path)}
 
 
-def _release_dir(wh: Warehouse, release_id: str) -> Path:
-    dataset, _, version = release_id.partition("/")
-    return wh.release_dir(dataset, version)
-
-
 def replaced_by(wh: Warehouse, earlier: str, later: str) -> bool:
     """Whether `later` succeeds the withdrawn `earlier`: the withdrawal records lead from one to the
     other, and `later`'s manifest names parents back to `earlier`."""
     chain, at = [earlier], earlier
-    while (record := withdrawal(_release_dir(wh, at))) and record.get("successor") not in (None, *chain):
+    while (record := withdrawal(release_dir(wh, at))) and record.get("successor") not in (None, *chain):
         at = record["successor"]
         chain.append(at)
     if later not in chain[1:]:
@@ -48,7 +42,7 @@ def replaced_by(wh: Warehouse, earlier: str, later: str) -> bool:
     seen, at = set(), later
     while at and at not in seen:
         seen.add(at)
-        manifest = ReleasePaths(_release_dir(wh, at)).manifest
+        manifest = ReleasePaths(release_dir(wh, at)).manifest
         at = json.loads(manifest.read_text()).get("parent") if manifest.exists() else None
         if at == earlier:
             return True

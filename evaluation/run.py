@@ -32,7 +32,7 @@ from evaluation.run_numbers import derive_numbers
 from evaluation.window import Window, check_window
 from schemas.config import LiveFields
 from schemas.lexicon import Decomposition, data_versions, default_decomposition
-from warehouse.layout import EvaluationPaths, Warehouse
+from warehouse.layout import Warehouse
 from warehouse.publish import Release
 
 BATCH = 32

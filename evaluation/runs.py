@@ -100,9 +100,14 @@ def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
     return matches[0]
 
 
-def _withdrawal(warehouse: Warehouse, release_id: str) -> dict[str, Any] | None:
+def release_dir(warehouse: Warehouse, release_id: str) -> Path:
+    """Where a run's release (`dataset/version`, as config.json names it) is, or was."""
     dataset, _, version = release_id.partition("/")
-    return withdrawal(warehouse.release_dir(dataset, version)) if dataset and version else None
+    return warehouse.release_dir(dataset, version)
+
+
+def _withdrawal(warehouse: Warehouse, release_id: str) -> dict[str, Any] | None:
+    return withdrawal(release_dir(warehouse, release_id)) if "/" in release_id else None
 
 
 def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | None = None,
