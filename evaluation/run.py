@@ -21,7 +21,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from common.parquet import iter_rows
 from common.versioning import code_version
 from evaluation.cutoffs import resolve_cutoff
 from evaluation.parsing import parse_answer
@@ -69,7 +68,7 @@ def split_rows(release: Release, split: str) -> int:
 
 def train_items(release: Release) -> Iterator[TrainItem]:
     """What fitting may read: the train split, with its gold words."""
-    return (TrainItem.from_row(r) for r in iter_rows(release.split_file("train")))
+    return (TrainItem.from_row(r) for r in release.rows("train"))
 
 
 def _as_predictions(out: Sequence[Any], n: int, name: str) -> list[Prediction]:
@@ -148,7 +147,7 @@ def evaluate_release(
         progress = Progress(min(in_window, limit if limit is not None else 1 << 62))
         if hasattr(runner, "progress"):
             runner.progress = progress  # ticks per row; others advance per batch
-        rows = islice(window.rows(iter_rows(release.split_file(split))), limit)
+        rows = islice(window.rows(release.rows(split)), limit)
         with open(paths.predictions, "w", encoding="utf-8") as fh:
             for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
                 items = [Item.from_row(r) for r in batch]  # all the predictor sees of this batch

@@ -13,7 +13,7 @@ from typing import Any
 
 from common.errors import USER_ERROR, InputError
 from flows import runtime
-from flows.cli.core import warehouse_arg
+from flows.cli.core import force_arg, refuse_withdrawn_release, warehouse_arg
 from flows.cli.errors import recipe_number, whole_number
 from schemas.config import EvaluateConfig, LiveFields
 
@@ -145,6 +145,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
+    refuse_withdrawn_release(args, "evaluate")
     from flows.evaluate import evaluate_flow
 
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
@@ -183,7 +184,7 @@ def cmd_export_lm_eval(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     try:
-        done = export_lm_eval(Warehouse.at(args.warehouse), args.release, args.out, args.prompts)
+        done = export_lm_eval(Warehouse.at(args.warehouse), args.release, args.out, args.prompts, args.force)
     except (ValueError, FileNotFoundError, FileExistsError, KeyError) as exc:
         return _usage_error("export lm-eval", exc)
     print(json.dumps({"task": done.task, "path": str(done.path), "rows": done.rows}))
@@ -209,6 +210,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
+    refuse_withdrawn_release(args, "sweep")
     from flows.evaluate import sweep_flow
 
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
@@ -293,6 +295,7 @@ def register(sub: Any) -> None:
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--no-report", action="store_true", help="do not write the Markdown report")
     add_option_flags(p)
+    force_arg(p)
     warehouse_arg(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -307,6 +310,7 @@ def register(sub: Any) -> None:
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     add_option_flags(p, sweep=True)
+    force_arg(p)
     warehouse_arg(p)
     p.set_defaults(func=cmd_sweep, setting=None)
 
@@ -316,6 +320,7 @@ def register(sub: Any) -> None:
     e.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
     e.add_argument("--out", required=True, help="a new or empty folder")
     e.add_argument("--prompts", help="prompts TOML whose zero-shot prompt is used (default: the shipped one)")
+    force_arg(e)
     warehouse_arg(e)
     e.set_defaults(func=cmd_export_lm_eval)
 
