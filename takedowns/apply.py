@@ -135,7 +135,7 @@ def _other_files(wh: Warehouse, matcher: TakedownMatcher, ledger_version: int, o
         if q.name not in runs:  # a run deleted since: its quarantine has no funnel left to keep
             out.files |= scrub_tree(q, matcher)
     for run_dir in sorted(wh.evaluations.glob("*")):
-        out.evaluation_rows += scrub_evaluation(run_dir, matcher)
+        out.evaluation_rows += scrub_evaluation(run_dir, matcher, ledger_version)
     for area in (wh.reviews, wh.evaluations, wh.root / "inputs", wh.root / "rejected"):
         out.files |= scrub_tree(area, matcher)
     out.files |= scrub_tree(wh.response_cache, matcher, delete=True)

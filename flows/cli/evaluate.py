@@ -232,7 +232,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InputError(f"--posted-after/--posted-before: {exc}") from None
     runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all,
-                       window=None if window.everything else window)
+                       window=None if window.everything else window, hide_withdrawn=args.hide_withdrawn)
     if not runs:
         raise InputError("no complete runs" + ("" if window.everything else f" within the window {window.label}")
                          + " (run `express evaluate` first)")
@@ -246,7 +246,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
-    result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon))
+    result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon), wh)
     print(json.dumps(result, indent=2) if args.json else format_comparison(result))
     return 0
 
@@ -270,10 +270,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from evaluation.report import write_report
+    from evaluation.run_numbers import derive_numbers
     from evaluation.runs import find_run
     from warehouse.layout import Warehouse
 
     run = find_run(Warehouse.at(args.warehouse), args.run)
+    derive_numbers(run.path)  # from the rows the run holds now, as a fresh or rescored run is
     print(write_report(run.path))
     return 0
 
@@ -328,6 +330,7 @@ def register(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="every run, not just the latest per predictor/setting/model/window")
     p.add_argument("--posted-after", help="only runs that scored no row posted before DATE (UTC)")
     p.add_argument("--posted-before", help="only runs that scored no row posted at or after DATE (UTC)")
+    p.add_argument("--hide-withdrawn", action="store_true", help="leave out runs on a withdrawn release")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     warehouse_arg(p)
     p.set_defaults(func=cmd_leaderboard)
@@ -345,7 +348,8 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_agreement)
 
-    p = sub.add_parser("eval-report", help="(re)write the Markdown report with charts for a run")
+    p = sub.add_parser("eval-report", help="derive a run's numbers again from its stored rows and (re)write its "
+                                          "Markdown report with charts")
     p.add_argument("run", help="run id, unique prefix, or run folder")
     warehouse_arg(p)
     p.set_defaults(func=cmd_report)

@@ -8,7 +8,8 @@ import pytest
 from common.parquet import iter_rows
 from evaluation.chat import ChatConfigError
 from evaluation.predictors import PredictorOptions
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
 
