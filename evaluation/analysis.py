@@ -43,7 +43,7 @@ def jensen_shannon(p: Counter[str], q: Counter[str]) -> float:
     if not tp or not tq:
         return 0.0
     js = 0.0
-    for w in set(p) | set(q):
+    for w in sorted(set(p) | set(q)):  # one order, so every run of the same rows sums alike
         a, b = p[w] / tp, q[w] / tq
         m = (a + b) / 2
         js += (a * math.log2(a / m) if a else 0.0) + (b * math.log2(b / m) if b else 0.0)

@@ -14,13 +14,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.parquet import iter_rows
 from schemas.lexicon import DATA_DIR, data_versions
 
 from evaluation.predictors import Item
 from evaluation.prompts import DEFAULT_VARIANT, load_prompts, render_user
+from warehouse.exports import record_export
 from warehouse.layout import Warehouse
 from warehouse.publish import Release
+from warehouse.withdrawn import refuse_withdrawn
 
 HERE = Path(__file__).parent
 SPLITS = ("validation", "test")
@@ -54,9 +55,12 @@ def _yaml(task: str, splits: list[str], max_tokens: int, meta: dict[str, str]) -
     return "\n".join(lines) + "\n"
 
 
-def export_lm_eval(warehouse: Warehouse, version: str, out: str | Path, prompts_file: str | None = None) -> Export:
-    """Write the task folder (refusing to overwrite a non-empty folder)."""
+def export_lm_eval(warehouse: Warehouse, version: str, out: str | Path, prompts_file: str | None = None,
+                   force: bool = False) -> Export:
+    """Write the task folder (refusing to overwrite a non-empty folder, and a withdrawn release
+    unless `force`, then without its taken-down rows); the folder is recorded as a copy outside."""
     release = Release.find(warehouse, version)
+    refuse_withdrawn(release.release_id, release.withdrawn, "export lm-eval", force)
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty; give a new folder")
@@ -67,7 +71,7 @@ def export_lm_eval(warehouse: Warehouse, version: str, out: str | Path, prompts_
     most_masks = 1
     for split in (s for s in SPLITS if s in release.split_files()):
         with open(out / "data" / f"{split}.jsonl", "w", encoding="utf-8") as fh:
-            for row in iter_rows(release.split_file(split)):
+            for row in release.rows(split):
                 item = Item.from_row(row)
                 most_masks = max(most_masks, item.n_masks)
                 fh.write(json.dumps({"post_id": item.post_id, "segment_index": item.segment_index,
@@ -85,4 +89,5 @@ def export_lm_eval(warehouse: Warehouse, version: str, out: str | Path, prompts_
     shutil.copy(HERE / "parsing.py", out / "express_parsing.py")
     shutil.copy(HERE / "metrics.py", out / "express_metrics.py")
     shutil.copy(DATA_DIR / data_versions()["decomposition"]["file"], out / "decomposition.csv")
+    record_export(warehouse, out, "export lm-eval", release.release_id)
     return Export(task, out, rows)

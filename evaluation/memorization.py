@@ -1,19 +1,23 @@
 """The memorization measures, as plain functions over log-probabilities and words: Min-K% Prob
 (Shi et al., 2023), the longest word run a continuation shares with the true text, and the share of
-its n-word runs found word for word; and the probe's settings file (evaluation/data/probe.toml).
+its n-word runs found word for word; their summary over a run's probe rows (all, per side of the
+cutoff, per month, the AUC); and the probe's settings file (evaluation/data/probe.toml).
 """
 from __future__ import annotations
 
 import difflib
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from evaluation.datafiles import read_data_file
-from schemas.config import ConfigError
+from evaluation.window import iso
+from schemas.config import ConfigError, utc_seconds
 
 PROBE_FILE = Path(__file__).parent / "data" / "probe.toml"
 WORD = re.compile(r"\w+(?:'\w+)*")
@@ -95,3 +99,44 @@ def ngram_overlap(answer: Sequence[str], truth: Sequence[str], n: int) -> float 
         return None
     true = {tuple(truth[i:i + n]) for i in range(len(truth) - n + 1)}
     return sum(g in true for g in grams) / len(grams)
+
+
+def _mean(values: list[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return float(np.mean(kept)) if kept else None
+
+
+def _group(rows: list[dict[str, Any]], overlap: str) -> dict[str, Any]:
+    return {"rows": len(rows), "min_k_prob": _mean([r.get("min_k_prob") for r in rows]),
+            "longest_common_run": _mean([r["longest_common_run"] for r in rows]),
+            overlap: _mean([r[overlap] for r in rows])}
+
+
+def auc_before_after(rows: list[dict[str, Any]], cutoff: int, min_rows: int) -> dict[str, Any]:
+    """How well Min-K% tells rows posted before the cutoff from rows after it (0.5: not at all)."""
+    from sklearn.metrics import roc_auc_score
+
+    scored = [(r["created_utc"] < cutoff, r["min_k_prob"]) for r in rows if r.get("min_k_prob") is not None]
+    before = sum(b for b, _ in scored)
+    after = len(scored) - before
+    if min(before, after) < min_rows:
+        return {"auc": None, "before": before, "after": after,
+                "note": f"too few rows to tell: {before} before and {after} after the cutoff, {min_rows} needed on each side"}
+    auc = roc_auc_score([int(b) for b, _ in scored], [s for _, s in scored])
+    return {"auc": float(auc), "before": before, "after": after}
+
+
+def summarise(rows: list[dict[str, Any]], overlap_words: int, cutoff: str | None, min_rows: int) -> dict[str, Any]:
+    """The probe rows of a run: all, per month, and per side of the cutoff with the AUC (when the run has one)."""
+    overlap = f"overlap_{overlap_words}"
+    months: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        months[iso(r["created_utc"])[:7]].append(r)
+    out: dict[str, Any] = {"all": _group(rows, overlap), "months": {m: _group(g, overlap) for m, g in sorted(months.items())}}
+    if cutoff:
+        at = utc_seconds(cutoff)
+        out["cutoff"] = cutoff
+        out["before"] = _group([r for r in rows if r["created_utc"] < at], overlap)
+        out["after"] = _group([r for r in rows if r["created_utc"] >= at], overlap)
+        out["min_k_auc"] = auc_before_after(rows, at, min_rows)
+    return out

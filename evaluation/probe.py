@@ -14,19 +14,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from common.files import write_atomic
 from common.parquet import iter_tuples
 from evaluation.memorization import halves, load_probe_settings, longest_common_run, min_k_prob, ngram_overlap, words
 from evaluation.predictors import PredictorOptions
 from evaluation.probe_models import LogprobsUnavailable, probe_model
 from evaluation.progress import Progress
-from evaluation.window import iso
-from schemas.config import utc_seconds
+from evaluation.run_numbers import PROBE_FACTS, derive_numbers, kept_facts
 from warehouse.layout import EvaluationPaths, Warehouse
 from warehouse.publish import Release
 
@@ -74,48 +71,6 @@ def continuation(model: Any, settings: Any, text: str) -> dict[str, Any]:
             f"overlap_{settings.overlap_words}": ngram_overlap(said, true, settings.overlap_words)}
 
 
-def _mean(values: list[float | None]) -> float | None:
-    kept = [v for v in values if v is not None]
-    return float(np.mean(kept)) if kept else None
-
-
-def _group(rows: list[dict[str, Any]], overlap: str) -> dict[str, Any]:
-    return {"rows": len(rows), "min_k_prob": _mean([r.get("min_k_prob") for r in rows]),
-            "longest_common_run": _mean([r["longest_common_run"] for r in rows]),
-            overlap: _mean([r[overlap] for r in rows])}
-
-
-def auc_before_after(rows: list[dict[str, Any]], cutoff: int, min_rows: int) -> dict[str, Any]:
-    """How well Min-K% tells rows posted before the cutoff from rows after it (0.5: not at all)."""
-    from sklearn.metrics import roc_auc_score
-
-    scored = [(r["created_utc"] < cutoff, r["min_k_prob"]) for r in rows if r.get("min_k_prob") is not None]
-    before = sum(b for b, _ in scored)
-    after = len(scored) - before
-    if min(before, after) < min_rows:
-        return {"auc": None, "before": before, "after": after,
-                "note": f"too few rows to tell: {before} before and {after} after the cutoff, {min_rows} needed on each side"}
-    auc = roc_auc_score([int(b) for b, _ in scored], [s for _, s in scored])
-    return {"auc": float(auc), "before": before, "after": after}
-
-
-def summarise(rows: list[dict[str, Any]], config: dict[str, Any], settings: Any) -> dict[str, Any]:
-    """Per side of the cutoff (when the run has one) and per month, and the AUC."""
-    overlap = f"overlap_{settings.overlap_words}"
-    months: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        months[iso(r["created_utc"])[:7]].append(r)
-    out: dict[str, Any] = {"all": _group(rows, overlap), "months": {m: _group(g, overlap) for m, g in sorted(months.items())}}
-    cutoff = (config.get("cutoff") or {}).get("cutoff")
-    if cutoff:
-        at = utc_seconds(cutoff)
-        out["cutoff"] = cutoff
-        out["before"] = _group([r for r in rows if r["created_utc"] < at], overlap)
-        out["after"] = _group([r for r in rows if r["created_utc"] >= at], overlap)
-        out["min_k_auc"] = auc_before_after(rows, at, int(config.get("cutoff_min_rows") or 1))
-    return out
-
-
 def probe_run(warehouse: Warehouse, run_dir: str | Path) -> dict[str, Any]:
     """Probe a complete run's rows; writes probe.jsonl and `probe` in analysis.json, returns the summary."""
     run = Path(run_dir)
@@ -157,15 +112,17 @@ def probe_run(warehouse: Warehouse, run_dir: str | Path) -> dict[str, Any]:
         print(f"[probe] Min-K% Prob skipped: {model.describe()['backend']} model '{options.model}' gives no "
               f"log-probabilities of a text's tokens ({unavailable}); the continuation probe ran", file=sys.stderr,
               flush=True)
-    with open(paths.probe, "w", encoding="utf-8") as fh:
-        fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    summary = {"probe": "memorization", "settings": {"version": settings.version, "sha256": settings.sha256,
-                                                     "min_k_percent": settings.min_k_percent,
-                                                     "overlap_words": settings.overlap_words},
-               "model": model.describe(), "min_k_unavailable": unavailable, **summarise(rows, config, settings)}
-    analysis = json.loads(paths.analysis.read_text())
-    analysis["probe"] = summary
-    tmp = paths.analysis.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(analysis, indent=2) + "\n")
-    tmp.replace(paths.analysis)
-    return summary
+    facts = {"probe": "memorization", "settings": {"version": settings.version, "sha256": settings.sha256,
+                                                   "min_k_percent": settings.min_k_percent,
+                                                   "overlap_words": settings.overlap_words},
+             "model": model.describe(), "min_k_unavailable": unavailable}
+    return store_probe(run, rows, facts)
+
+
+def store_probe(run_dir: str | Path, rows: list[dict[str, Any]], facts: dict[str, Any]) -> dict[str, Any]:
+    """Write the probe's rows (probe.jsonl) and derive the run's numbers again with them: the summary
+    comes from the stored rows, as a rescored run's does. `facts`: how the probe ran (PROBE_FACTS)."""
+    paths = EvaluationPaths(Path(run_dir))
+    write_atomic(paths.probe, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8"))
+    derive_numbers(paths.root, kept={**kept_facts(paths.root), "probe": {k: facts.get(k) for k in PROBE_FACTS}})
+    return json.loads(paths.analysis.read_text())["probe"]

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from schemas.lexicon import DIMS, Decomposition, default_decomposition
+from schemas.lexicon import DIMS
 
 from evaluation.live_report import cutoff_lines, probe_lines, window_line
-from evaluation.run import analyse_run
+from evaluation.timesplit import METRICS
 from warehouse.layout import EvaluationPaths
+
 
 def _bar_labels(analysis: dict[str, Any], path: Path) -> None:
     import matplotlib
@@ -66,14 +67,38 @@ def _interval(lo_hi: list[float] | None) -> str:
     return f"{lo_hi[0]:.4f} to {lo_hi[1]:.4f}" if lo_hi else "-"
 
 
-def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
-    """Write `<run>/report/report.md` and its PNG charts; returns the Markdown path."""
+def rescored_lines(config: dict[str, Any], analysis: dict[str, Any]) -> list[str]:
+    """What a takedown took out of the run, and what it did to the metrics (config.json `takedowns`)."""
+    record = config.get("takedowns")
+    if not record:
+        return []
+    probed = record.get("probe_rows_removed", 0)
+    lines = ["", "## Rescored after a takedown", "",
+             f"{record['rows_removed']} rows of taken-down posts left this run"
+             + (f", and {probed} of its probe rows" if probed else "")
+             + "; every number of this report is computed from the rows left.", ""]
+    history = record.get("rescored") or []
+    if history:
+        lines += ["| ledger version | rows removed | rows | " + " | ".join(METRICS) + " |", "|---" * (3 + len(METRICS)) + "|"]
+    for e in history:
+        before, after = e.get("before") or {}, e.get("after") or {}
+        change = [f"{before[m]:.4f} -> {after[m]:.4f}" if m in before and m in after else "-" for m in METRICS]
+        lines.append(f"| {e['ledger_version']} | {e['rows_removed']} | {before.get('rows', '?')} -> {after.get('rows', '?')} | "
+                     + " | ".join(change) + " |")
+    kept = analysis.get("kept_as_answered") or []
+    if kept:
+        lines += ["", f"Kept as the run was answered, not recomputed from the rows left: {', '.join(kept)}."]
+    return lines
+
+
+def write_report(run_dir: str | Path) -> Path:
+    """Write `<run>/report/report.md` and its PNG charts from the run's stored numbers; returns the
+    Markdown path."""
     run = Path(run_dir)
     paths = EvaluationPaths(Path(run))
     config = json.loads(paths.config.read_text())
     metrics = json.loads(paths.metrics.read_text())
-    apath = paths.analysis
-    analysis = json.loads(apath.read_text()) if apath.exists() else analyse_run(run, dec or default_decomposition())
+    analysis = json.loads(paths.analysis.read_text())
     out = paths.report_dir
     out.mkdir(exist_ok=True)
     _bar_labels(analysis, out / "label_frequency.png")
@@ -95,7 +120,7 @@ def write_report(run_dir: str | Path, dec: Decomposition | None = None) -> Path:
     lines.append(f"| canonical accuracy ({analysis['canonical_mapping']}) | {analysis['canonical_accuracy']:.4f} | - |")
     for k, v in (analysis.get("top_k") or {}).items():
         lines.append(f"| top-{k} accuracy | {v:.4f} | - |")
-    lines += cutoff_lines(config, analysis) + probe_lines(analysis)
+    lines += rescored_lines(config, analysis) + cutoff_lines(config, analysis) + probe_lines(analysis)
     shapes = analysis.get("invalid_shapes") or []
     if shapes:
         lines += ["", "## Invalid answers", "",

@@ -1,19 +1,21 @@
 """Stored evaluation runs: list them, find one by id (or unique prefix, or path), rank them.
 
 Only complete runs (config status "complete" and a metrics.json) are listed; failed or
-interrupted runs stay on disk for inspection but never reach a leaderboard.
+interrupted runs stay on disk for inspection but never reach a leaderboard. The leaderboard marks
+a run on a withdrawn release and a run a takedown rescored (docs/takedowns.md).
 """
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from common.errors import UserError
 from evaluation.window import Window
 from warehouse.layout import EvaluationPaths, Warehouse
+from warehouse.withdrawn import withdrawal
 
 COLUMNS = ("AccL", "AccV", "F1V", "VRate")
 
@@ -24,6 +26,24 @@ class StoredRun:
     path: Path
     config: dict[str, Any]
     metrics: dict[str, Any]
+    withdrawn: dict[str, Any] | None = None  # the withdrawal record of the run's release, when the board read it
+
+    @property
+    def rescored(self) -> dict[str, Any] | None:
+        """What a takedown removed from the run (config.json `takedowns`), if anything."""
+        return self.config.get("takedowns") or None
+
+    @property
+    def notes(self) -> str:
+        """The leaderboard's marks: a withdrawn release (and its successor), a rescored run."""
+        out = []
+        if self.withdrawn is not None:
+            out.append("withdrawn" + (f", successor {self.withdrawn['successor']}" if self.withdrawn.get("successor") else ""))
+        if self.rescored:
+            n = self.rescored.get("rows_removed", 0)
+            out.append(f"rescored: {n} row{'s' * (n != 1)} taken down"
+                       + (f" (ledger {self.rescored['ledger_version']})" if self.rescored.get("ledger_version") else ""))
+        return "; ".join(out) or "-"
 
     @property
     def key(self) -> tuple[str, ...]:
@@ -99,15 +119,28 @@ def find_run(warehouse: Warehouse, ref: str) -> StoredRun:
     return matches[0]
 
 
+def release_dir(warehouse: Warehouse, release_id: str) -> Path:
+    """Where a run's release (`dataset/version`, as config.json names it) is, or was."""
+    dataset, _, version = release_id.partition("/")
+    return warehouse.release_dir(dataset, version)
+
+
+def _withdrawal(warehouse: Warehouse, release_id: str) -> dict[str, Any] | None:
+    return withdrawal(release_dir(warehouse, release_id)) if "/" in release_id else None
+
+
 def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | None = None,
-                latest_only: bool = True, window: Window | None = None) -> list[StoredRun]:
+                latest_only: bool = True, window: Window | None = None, hide_withdrawn: bool = False) -> list[StoredRun]:
     """Runs for the table, best AccV first; by default the latest run per predictor/setting/model
     and window (a setting's prompt variant and temperature count as part of it). `window`: only runs
-    that scored no row outside it."""
-    runs = [r for r in list_runs(warehouse)
+    that scored no row outside it. Each run knows whether its release was withdrawn; `hide_withdrawn`
+    leaves those runs out."""
+    runs = [replace(r, withdrawn=_withdrawal(warehouse, r.config.get("release", ""))) for r in list_runs(warehouse)
             if (release is None or r.config.get("release") == release or r.config.get("release", "").endswith("/" + release))
             and (split is None or r.config.get("split") == split)
             and (window is None or r.window.within(window))]
+    if hide_withdrawn:
+        runs = [r for r in runs if r.withdrawn is None]
     if latest_only:
         latest: dict[tuple[str, ...], StoredRun] = {}
         for r in sorted(runs, key=lambda r: r.config.get("created", "")):
@@ -117,14 +150,16 @@ def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | N
 
 
 def format_table(runs: list[StoredRun], fmt: str = "text") -> str:
-    """Rows like the paper's Table 3: predictor / setting / model, then AccL AccV F1V VRate, and the
-    window of posting dates the run scored (`all`: every row of the split)."""
-    head = ["release", "split", "predictor", "setting", "model", "rows", *COLUMNS, "window", "run"]
+    """Rows like the paper's Table 3: predictor / setting / model, then AccL AccV F1V VRate, the
+    run's marks (`notes`: a withdrawn release, a rescored run; JSON also gives them as `withdrawn` and
+    `rescored`) and the window of posting dates it scored (`all`: every row of the split)."""
+    head = ["release", "split", "predictor", "setting", "model", "rows", *COLUMNS, "notes", "window", "run"]
     body = [[r.config.get("release", ""), r.config.get("split", ""), r.config.get("predictor", ""),
              r.setting_label, r.config.get("model", "") or "-", str(r.metrics.get("rows", "")),
-             *(f"{r.metrics.get(c, 0.0):.4f}" for c in COLUMNS), r.window.label, r.run_id] for r in runs]
+             *(f"{r.metrics.get(c, 0.0):.4f}" for c in COLUMNS), r.notes, r.window.label, r.run_id] for r in runs]
     if fmt == "json":
-        return json.dumps([dict(zip(head, row)) for row in body], indent=2)
+        return json.dumps([{**dict(zip(head, row)), "withdrawn": r.withdrawn, "rescored": r.rescored}
+                           for r, row in zip(runs, body)], indent=2)
     if fmt == "markdown":
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in body])

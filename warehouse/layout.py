@@ -51,6 +51,11 @@ class Warehouse:
         """The warehouse that holds a release folder (<warehouse>/<dataset>/<version>)."""
         return cls(Path(release_dir).resolve().parent.parent)
 
+    @classmethod
+    def of_run(cls, run_dir: Path) -> "Warehouse":
+        """The warehouse that holds a build run's folder (<warehouse>/runs/<run-id>)."""
+        return cls(Path(run_dir).resolve().parent.parent)
+
     @property
     def catalog(self) -> Path:
         return self.root / CATALOG
@@ -127,6 +132,11 @@ class Warehouse:
     def takedowns(self) -> "TakedownPaths":
         """The takedown ledger, its key and the state of `express takedown apply`."""
         return TakedownPaths(self.root / "takedowns")
+
+    @property
+    def exports(self) -> Path:
+        """The record of copies written outside the warehouse (warehouse/exports.py): batch files."""
+        return self.root / "exports"
 
     def rejected_dir(self, dataset: str, version: str, stamp: str) -> Path:
         """Where the gate results of a release that failed its gate are kept (never a release)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 from common.checksums import sha256_file
 from common.errors import UserError
 from common.locking import file_lock
-from common.parquet import BATCH_ROWS, ParquetSink
+from common.parquet import BATCH_ROWS, ParquetSink, iter_rows
+from common.takedown_matcher import id_mask
 from privacy.kinds import enabled_kinds
 from schemas.config import Recipe
 from schemas.records import EXAMPLES
@@ -32,8 +33,7 @@ from warehouse.integrity import ReleaseChanged, check_release_files, read_manife
 from warehouse.layout import ReleasePaths, Warehouse
 from warehouse.manifest import release_fields, write_manifest
 from warehouse.splits import SPLITS, split_for, splits_for_config
-from warehouse.takedowns import taken_down_mask
-from warehouse.withdrawn import describe, withdrawal
+from warehouse.withdrawn import describe, warn_withdrawn, withdrawal
 
 
 class PublishError(UserError, RuntimeError):
@@ -76,6 +76,22 @@ class Release:
         """The splits this release actually has, in train/validation/test order."""
         return {s: self.split_file(s) for s in SPLITS if self.split_file(s).exists()}
 
+    @property
+    def withdrawn(self) -> dict[str, Any] | None:
+        """Its withdrawal record (a takedown took rows of it), or None."""
+        return withdrawal(self.path)
+
+    def rows(self, split: str) -> Iterator[dict[str, Any]]:
+        """A split's rows in order; a withdrawn release's without the rows the takedown ledger names
+        (a command forced to read it writes none of them anywhere)."""
+        rows = iter_rows(self.split_file(split))
+        if self.withdrawn is None:
+            return rows
+        from warehouse.takedowns import TakedownLedger
+
+        matcher = TakedownLedger(Warehouse.of_release(self.path).root).current().matcher()
+        return (r for r in rows if not matcher.id_hit(r["post_id"]))
+
     @classmethod
     def at(cls, path: Path) -> "Release":
         """The release published at `path`, its files checked against its manifest (ReleaseChanged)."""
@@ -87,8 +103,12 @@ class Release:
 
     @classmethod
     def find(cls, warehouse: Warehouse, version: str) -> "Release":
-        """A published release by `VERSION` or `DATASET/VERSION`; errors say which warehouse was searched."""
-        return cls.at(warehouse.find_release(version))
+        """A published release by `VERSION` or `DATASET/VERSION`, as a user names it; errors say which
+        warehouse was searched, and a withdrawn release is read with a warning naming its successor."""
+        release = cls.at(warehouse.find_release(version))
+        if (record := release.withdrawn) is not None:
+            warn_withdrawn(release.release_id, record)
+        return release
 
 
 def publish_release(
@@ -179,7 +199,7 @@ def _write_release(tmp: Path, examples_path: Path, warehouse: Warehouse, recipe:
 def taken_down_rows(path: Path, taken_down: frozenset[str]) -> pa.Table:
     """The post ids of the rows of a release file that hold a taken-down post."""
     ids = pq.read_table(path, columns=["post_id"]).column("post_id")
-    return pa.table({"post_id": ids}).filter(taken_down_mask(ids, taken_down))
+    return pa.table({"post_id": ids}).filter(id_mask(ids, taken_down))
 
 
 def _refuse_taken_down(files: dict[str, Path], taken_down: frozenset[str], release: str) -> None:

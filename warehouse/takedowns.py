@@ -4,38 +4,37 @@ Append-only like the review ledger: each append is one immutable batch file `led
 (temp file, fsync, linked into place under a lock). Version N is batches 1..N and its sha256 the
 hash of their bytes, so a build records exactly which takedowns it honoured. A post id is kept as
 given (`t3_abc` or `abc`: both match the post `abc`). An author is kept only as a keyed hash
-(HMAC-SHA256); the key is made on first use in the warehouse, readable by its owner alone.
+(HMAC-SHA256); the key is made in the warehouse for a ledger that holds nothing hashed yet, readable
+by its owner alone, and without it the ledger's hashes are refused, never silently ignored.
 `resolved` lines are what `express takedown apply` found: the posts of a taken-down author, and
-keyed fingerprints of each taken-down post's text, so a later check finds it once it is gone.
+keyed fingerprints of each taken-down post's texts (whole and per field), so a later check finds
+them once they are gone. Every place that honours the ledger asks its one matcher
+(common/takedown_matcher.py, `TakedownSet.matcher`).
 """
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
 import re
 import secrets
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from common.batches import BatchFolder
 from common.errors import UserError
 from common.reddit_ids import post_key
-from warehouse.fingerprints import TextFinder
+from common.takedown_matcher import TakedownMatcher, author_key, keyed_hash
 from warehouse.layout import TakedownPaths, Warehouse
 
 SCHEMA = "express-takedown-ledger/1"
 KINDS = ("post", "author", "resolved")
 DELETED_ON_REDDIT = "deleted on Reddit"
-_POST_ID = re.compile(r"^(?:t[13]_)?([0-9a-z]+)$")
+_POST_ID = re.compile(r"^(?:t[13]_)?([0-9a-z]{1,16})$")  # Reddit's base-36 ids are a dozen characters at most
 
 
 class TakedownError(UserError, ValueError):
@@ -46,48 +45,13 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def taken_down_mask(ids: pa.ChunkedArray | pa.Array, posts: Iterable[str]) -> pa.ChunkedArray | pa.Array:
-    """Which values of an id column name a taken-down post (as post_key matches; a null never)."""
-    keys = pc.replace_substring_regex(pc.utf8_lower(ids), pattern="^t[13]_", replacement="")
-    return pc.fill_null(pc.is_in(keys, value_set=pa.array(sorted(posts), pa.string())), False)
-
-
 def check_post_id(post_id: str) -> str:
     """A post id as given, once it is known to be one (base 36, with or without `t3_`/`t1_`)."""
     given = str(post_id).strip()
     if not _POST_ID.match(given.lower()):
-        raise TakedownError(f"{post_id!r} is not a Reddit post id (base 36, with or without t3_)")
+        shown = given if len(given) <= 40 else f"{given[:40]}... ({len(given):,} characters)"
+        raise TakedownError(f"{shown!r} is not a Reddit post id (base 36, at most 16 characters, with or without t3_)")
     return given
-
-
-def author_key(name: str) -> str:
-    """An author's name as it is hashed: without `u/`, lower case (Reddit names ignore case)."""
-    return re.sub(r"^/?u/", "", str(name).strip(), flags=re.IGNORECASE).lower()
-
-
-def read_key(paths: TakedownPaths, create: bool = False) -> bytes | None:
-    """The warehouse's hashing key; made on first use (mode 0600) when `create`."""
-    if not paths.key.exists():
-        if not create:
-            return None
-        paths.root.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(paths.key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another process made it first
-            return paths.key.read_bytes()
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
-            fh.flush()
-            os.fsync(fh.fileno())
-    return paths.key.read_bytes()
-
-
-def keyed_hash(key: bytes, value: str) -> str:
-    return hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()
-
-
-def hash_author(key: bytes, name: str) -> str:
-    return keyed_hash(key, author_key(name))
 
 
 @dataclass(frozen=True)
@@ -100,11 +64,16 @@ class Takedown:
     source: str  # cli, sync, apply
     post_id: str = ""  # as given (post, resolved)
     author_hmac: str = ""  # author; for resolved: the author whose post it is
-    texts: list[list[Any]] = field(default_factory=list)  # resolved: fingerprints of its text
+    texts: list[list[Any]] = field(default_factory=list)  # resolved: fingerprints of its texts
     schema: str = SCHEMA
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in ("", [])}
+
+    @property
+    def keyed(self) -> bool:
+        """Made with the warehouse's key (an author's hash, a text's fingerprints)."""
+        return bool(self.author_hmac or self.texts)
 
 
 _NAMES = tuple(f.name for f in fields(Takedown))
@@ -134,7 +103,7 @@ class TakedownSet:
     fingerprints: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # (post, fingerprint)
     version: int = 0
     sha256: str = ""
-    root: str = ""  # the warehouse, whose key hashes authors
+    root: str = ""  # the warehouse, whose key made the hashes
 
     def __bool__(self) -> bool:
         return bool(self.posts or self.authors)
@@ -145,40 +114,13 @@ class TakedownSet:
         h = hashlib.sha256(json.dumps([sorted(self.posts), sorted(self.authors)]).encode())
         return h.hexdigest()
 
-    def key(self) -> bytes | None:
-        return read_key(Warehouse(Path(self.root)).takedowns) if self.root else None
-
-    def author_matcher(self) -> "AuthorMatcher | None":
-        key = self.key() if self.authors else None
-        return AuthorMatcher(key, self.authors) if key else None
-
-    def text_finder(self) -> TextFinder | None:
-        """What finds the taken-down posts' texts (their fingerprints), or None before any is known."""
-        key = self.key() if self.fingerprints else None
-        return TextFinder(key, self.fingerprints) if key else None
+    def matcher(self) -> TakedownMatcher:
+        """The one matcher of this set (common/takedown_matcher.py); a missing key is refused."""
+        key = TakedownLedger(self.root).key() if self.root and (self.authors or self.fingerprints) else None
+        return TakedownMatcher(self.posts, self.authors, self.fingerprints, key, self.digest)
 
     def state(self) -> dict[str, Any]:
         return {"version": self.version, "sha256": self.sha256}
-
-    def with_prints(self, prints: Iterable[tuple[str, tuple[Any, ...]]]) -> "TakedownSet":
-        """The same set, finding these texts too (fingerprints of texts not resolved yet)."""
-        return replace(self, fingerprints=tuple(dict.fromkeys([*self.fingerprints, *prints])))
-
-
-class AuthorMatcher:
-    """Is a post's author taken down? Each name is hashed once (a dump repeats its authors)."""
-
-    def __init__(self, key: bytes, authors: frozenset[str]):
-        self.key, self.authors = key, authors
-        self._seen: dict[str, bool] = {}
-
-    def __call__(self, name: str | None) -> bool:
-        if not name:
-            return False
-        hit = self._seen.get(name)
-        if hit is None:
-            hit = self._seen[name] = hash_author(self.key, name) in self.authors
-        return hit
 
 
 class TakedownLedger(BatchFolder):
@@ -201,6 +143,20 @@ class TakedownLedger(BatchFolder):
     def read(self, version: int | None = None) -> list[Takedown]:
         return [e for _, entries in self.batches(version) for e in entries]
 
+    def key(self, create: bool = False) -> bytes | None:
+        """The warehouse's hashing key; made (mode 0600) when `create` and the ledger holds nothing
+        made with a key. A ledger whose hashes need a key that is gone is refused: a new key could
+        not recognise them, and honouring only the ids would drop them silently."""
+        if self.paths.key.exists():
+            return self.paths.key.read_bytes()
+        keyed = sum(e.keyed for e in self.read())
+        if keyed:
+            raise TakedownError(
+                f"{self.paths.key}: the takedown key is missing, and the ledger ({self.paths.ledger}) holds {keyed} "
+                "author hash(es) and text fingerprint(s) made with it; restore the key from your backup of the "
+                "warehouse (docs/takedowns.md): a new key could not recognise them")
+        return _make_key(self.paths) if create else None
+
     def add(self, posts: Iterable[str] = (), authors: Iterable[str] = (), reason: str = "",
             source: str = "cli") -> int:
         """Take down posts (ids as given) and authors (hashed with the warehouse key); returns the version."""
@@ -209,8 +165,8 @@ class TakedownLedger(BatchFolder):
         posts, authors = [check_post_id(p) for p in posts], [author_key(a) for a in authors]
         if any(a in ("", "[deleted]") for a in authors):
             raise TakedownError("an author takedown needs the author's Reddit name")
+        key = self.key(create=bool(authors))  # refused before anything is written when the key is lost
         stamp = now()
-        key = read_key(self.paths, create=True) if authors else None
         entries = [Takedown("post", reason.strip(), stamp, source, post_id=p) for p in posts]
         entries += [Takedown("author", reason.strip(), stamp, source, author_hmac=keyed_hash(key, a))
                     for a in authors if key is not None]
@@ -220,6 +176,19 @@ class TakedownLedger(BatchFolder):
         """The set a ledger version (default: the latest) takes down."""
         version = self.version if version is None else version
         return _takedown_set(str(self.root), version, self.sha256(version) if version else "")
+
+
+def _make_key(paths: TakedownPaths) -> bytes:
+    paths.root.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(paths.key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        return paths.key.read_bytes()
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(secrets.token_bytes(32))
+        fh.flush()
+        os.fsync(fh.fileno())
+    return paths.key.read_bytes()
 
 
 @lru_cache(maxsize=4)
@@ -235,10 +204,14 @@ def _takedown_set(root: str, version: int, sha256: str) -> TakedownSet:
 
 
 def takedown_state(wh: Warehouse) -> dict[str, Any] | None:
-    """The ledger as it stands (version, sha256), or None when nothing was taken down."""
+    """The ledger as it stands (version, sha256), or None when nothing was taken down; a ledger
+    whose key is lost is refused here, before a build honours it in part."""
     ledger = TakedownLedger(wh.root)
     version = ledger.version
-    return {"version": version, "sha256": ledger.sha256(version)} if version else None
+    if not version:
+        return None
+    ledger.key()
+    return {"version": version, "sha256": ledger.sha256(version)}
 
 
 def save_takedown_state(run_file: Path, state: dict[str, Any] | None) -> None:
@@ -252,6 +225,4 @@ def run_takedowns(run_file: Path) -> TakedownSet:
     if not run_file.exists():
         return TakedownSet()
     state = json.loads(run_file.read_text())
-    root = run_file.resolve().parents[2]  # <warehouse>/runs/<run-id>/takedowns.json
-    ledger = TakedownLedger(root)
-    return ledger.current(int(state["version"]))
+    return TakedownLedger(Warehouse.of_run(run_file.parent).root).current(int(state["version"]))

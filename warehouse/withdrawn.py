@@ -8,9 +8,11 @@ from __future__ import annotations
 import html
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
+from common.errors import UserError
 from common.files import write_atomic
 from common.locking import file_lock
 from warehouse.catalog import drop_release
@@ -23,13 +25,37 @@ def withdrawal(release_dir: Path) -> dict[str, Any] | None:
     return json.loads(sidecar.read_text()) if sidecar.exists() else None
 
 
-def withdraw(release_dir: Path, record: dict[str, Any]) -> bool:
-    """Mark a release withdrawn (`record`: successor, rows, posts, ledger version, time); a release
-    withdrawn before keeps its first record. Returns whether it was marked now."""
-    if withdrawal(release_dir) is not None:
-        return False
+class WithdrawnRelease(UserError, ValueError):
+    """A command that would write from a withdrawn release without --force (nothing was written)."""
+
+
+_WARNED: set[str] = set()
+
+
+def withdrawn_note(release_id: str, record: dict[str, Any]) -> str:
+    """One line naming why a release was withdrawn and what to use instead."""
+    successor = record.get("successor")
+    return f"{release_id} was {describe(record)}" + (f"; use {successor} instead" if successor else "")
+
+
+def warn_withdrawn(release_id: str, record: dict[str, Any]) -> None:
+    """Say once per process, on stderr, that a release read is withdrawn (docs/takedowns.md)."""
+    if release_id not in _WARNED:
+        _WARNED.add(release_id)
+        print(f"express: warning: {withdrawn_note(release_id, record)}", file=sys.stderr, flush=True)
+
+
+def refuse_withdrawn(release_id: str, record: dict[str, Any] | None, command: str, force: bool) -> None:
+    """`express COMMAND` does not read a withdrawn release without --force: its rows left for a reason."""
+    if record is not None and not force:
+        raise WithdrawnRelease(f"{withdrawn_note(release_id, record)}; `express {command}` refuses it (with --force "
+                               "it reads the release all the same, without its taken-down rows)")
+
+
+def withdraw(release_dir: Path, record: dict[str, Any]) -> None:
+    """Mark a release withdrawn, or say anew why (`record`: successor, rows, posts, ledger version,
+    time): a later takedown names the newer successor and counts what the whole ledger took."""
     write_atomic(ReleasePaths(release_dir).withdrawn, (json.dumps(record, indent=2) + "\n").encode())
-    return True
 
 
 def purge(wh: Warehouse, release_dir: Path) -> bool:

@@ -26,6 +26,21 @@ def folder_path(text: str) -> str:
     return text
 
 
+def force_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true",
+                   help="read a withdrawn release all the same, without its taken-down rows (docs/takedowns.md)")
+
+
+def refuse_withdrawn_release(args: argparse.Namespace, command: str) -> None:
+    """A command that writes from a release refuses a withdrawn one unless --force (exit 2)."""
+    from warehouse.layout import Warehouse
+    from warehouse.publish import Release
+    from warehouse.withdrawn import refuse_withdrawn
+
+    release = Release.find(Warehouse.at(args.warehouse), args.release)
+    refuse_withdrawn(release.release_id, release.withdrawn, command, args.force)
+
+
 DEMO_PREDICTORS = ("most-frequent", "context-lexicon", "tfidf-logreg")
 
 
@@ -154,6 +169,16 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_outside(warehouse: str | None, path: str, command: str) -> None:
+    """Note a file written from texts that may be a release's in the warehouse, when there is one."""
+    from warehouse.exports import record_export
+    from warehouse.layout import Warehouse
+
+    wh = Warehouse.at(warehouse)
+    if wh.root.is_dir():
+        record_export(wh, path, command)
+
+
 def cmd_scrub(args: argparse.Namespace) -> int:
     """The release's PII scrubber (the recipe's [filters] switches) over a JSONL of {id, text}."""
     from privacy.scrub_file import scrub_jsonl
@@ -162,6 +187,7 @@ def cmd_scrub(args: argparse.Namespace) -> int:
 
     scrubber = Scrubber.from_config(load_recipe(args.config).filters)
     n = scrub_jsonl(args.input, args.output, scrubber)
+    _record_outside(args.warehouse, args.output, "scrub")
     print(f"wrote {n} lines to {args.output} (kinds: {', '.join(scrubber.kinds) or 'none'})", file=sys.stderr)
     return 0
 
@@ -193,6 +219,8 @@ def register(sub: Any) -> None:
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--config", help="recipe TOML whose [filters] scrub_* switches pick the kinds (default: all on)")
+    p.add_argument("--warehouse", help="the warehouse that records the output as a copy its takedowns must name "
+                                       "(default: $EXPRESS_WAREHOUSE or ./data, when it exists)")
     p.set_defaults(func=cmd_scrub)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from common.errors import USER_ERROR, InputError
 from flows import runtime
-from flows.cli.core import warehouse_arg
+from flows.cli.core import force_arg, refuse_withdrawn_release, warehouse_arg
 from flows.cli.errors import recipe_number, whole_number
 from schemas.config import EvaluateConfig, LiveFields
 
@@ -145,6 +145,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
+    refuse_withdrawn_release(args, "evaluate")
     from flows.evaluate import evaluate_flow
 
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
@@ -183,7 +184,7 @@ def cmd_export_lm_eval(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     try:
-        done = export_lm_eval(Warehouse.at(args.warehouse), args.release, args.out, args.prompts)
+        done = export_lm_eval(Warehouse.at(args.warehouse), args.release, args.out, args.prompts, args.force)
     except (ValueError, FileNotFoundError, FileExistsError, KeyError) as exc:
         return _usage_error("export lm-eval", exc)
     print(json.dumps({"task": done.task, "path": str(done.path), "rows": done.rows}))
@@ -209,6 +210,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
+    refuse_withdrawn_release(args, "sweep")
     from flows.evaluate import sweep_flow
 
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
@@ -231,7 +233,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                lambda key: "--" + key.replace("_", "-"))
     window = Window.parse(args.posted_after or "", args.posted_before or "")
     runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all,
-                       window=None if window.everything else window)
+                       window=None if window.everything else window, hide_withdrawn=args.hide_withdrawn)
     if not runs:
         raise InputError("no complete runs" + ("" if window.everything else f" within the window {window.label}")
                          + " (run `express evaluate` first)")
@@ -245,7 +247,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
-    result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon))
+    result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon), wh)
     print(json.dumps(result, indent=2) if args.json else format_comparison(result))
     return 0
 
@@ -269,10 +271,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from evaluation.report import write_report
+    from evaluation.run_numbers import derive_numbers
     from evaluation.runs import find_run
     from warehouse.layout import Warehouse
 
     run = find_run(Warehouse.at(args.warehouse), args.run)
+    derive_numbers(run.path)  # from the rows the run holds now, as a fresh or rescored run is
     print(write_report(run.path))
     return 0
 
@@ -292,6 +296,7 @@ def register(sub: Any) -> None:
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--no-report", action="store_true", help="do not write the Markdown report")
     add_option_flags(p)
+    force_arg(p)
     warehouse_arg(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -306,6 +311,7 @@ def register(sub: Any) -> None:
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     add_option_flags(p, sweep=True)
+    force_arg(p)
     warehouse_arg(p)
     p.set_defaults(func=cmd_sweep, setting=None)
 
@@ -315,6 +321,7 @@ def register(sub: Any) -> None:
     e.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
     e.add_argument("--out", required=True, help="a new or empty folder")
     e.add_argument("--prompts", help="prompts TOML whose zero-shot prompt is used (default: the shipped one)")
+    force_arg(e)
     warehouse_arg(e)
     e.set_defaults(func=cmd_export_lm_eval)
 
@@ -324,6 +331,7 @@ def register(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="every run, not just the latest per predictor/setting/model/window")
     p.add_argument("--posted-after", help="only runs that scored no row posted before DATE (UTC)")
     p.add_argument("--posted-before", help="only runs that scored no row posted at or after DATE (UTC)")
+    p.add_argument("--hide-withdrawn", action="store_true", help="leave out runs on a withdrawn release")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     warehouse_arg(p)
     p.set_defaults(func=cmd_leaderboard)
@@ -341,7 +349,8 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_agreement)
 
-    p = sub.add_parser("eval-report", help="(re)write the Markdown report with charts for a run")
+    p = sub.add_parser("eval-report", help="derive a run's numbers again from its stored rows and (re)write its "
+                                          "Markdown report with charts")
     p.add_argument("run", help="run id, unique prefix, or run folder")
     warehouse_arg(p)
     p.set_defaults(func=cmd_report)

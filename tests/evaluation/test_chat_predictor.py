@@ -12,7 +12,8 @@ from common.stopping import Terminated
 from evaluation.chat import ChatConfigError
 from evaluation.predictors import PredictorOptions
 from evaluation.registry import PredictorError
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
 

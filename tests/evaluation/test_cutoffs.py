@@ -8,7 +8,8 @@ import pytest
 
 from evaluation.cutoffs import CUTOFFS_FILE, load_cutoffs, resolve_cutoff
 from evaluation.report import write_report
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from evaluation.score_file import score_file
 from evaluation.window import iso
 from flows.cli import main

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.run import read_run_predictions
+from evaluation.run_numbers import read_run_predictions
 from flows.cli import main
 from schemas.config import EvaluateConfig
 from tests.fakes.openai_server import FakeOpenAIServer, target_text

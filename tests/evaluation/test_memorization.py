@@ -8,7 +8,8 @@ import pytest
 
 from evaluation.memorization import halves, load_probe_settings, longest_common_run, min_k_prob, ngram_overlap, words
 from evaluation.probe import probe_run
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from evaluation.window import iso
 from evaluation.predictors import PredictorOptions
 from schemas.config import LiveFields

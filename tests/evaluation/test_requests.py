@@ -10,7 +10,8 @@ from evaluation.concurrency import AdaptiveWindow
 from evaluation.invalid import invalid_shapes, shape
 from evaluation.predictors import PredictorOptions
 from evaluation.prompts import load_prompts
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
 

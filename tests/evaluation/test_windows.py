@@ -8,7 +8,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from evaluation.window import iso
 from flows.cli import main
 from schemas.config import LiveFields
