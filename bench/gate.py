@@ -28,10 +28,10 @@ from common.parquet import ParquetSink  # noqa: E402
 from schemas.config import GateConfig, Recipe  # noqa: E402
 from schemas.records import EXAMPLES  # noqa: E402
 from sources.synthetic import synthetic_examples  # noqa: E402
-from warehouse.gate import run_gate  # noqa: E402
-from warehouse.gx_adapter import import_gx  # noqa: E402
+from warehouse.gate.suite import run_gate  # noqa: E402
+from warehouse.gate.gx import import_gx  # noqa: E402
 from warehouse.layout import Warehouse  # noqa: E402
-from warehouse.publish import publish_release  # noqa: E402
+from warehouse.releases.publish import publish_release  # noqa: E402
 
 
 def _mb(n: float) -> float:

@@ -32,7 +32,7 @@ from schemas.config import GateConfig, Recipe  # noqa: E402
 from schemas.records import DISCLOSURES, EXAMPLES  # noqa: E402
 from sources.synthetic import synthetic_examples  # noqa: E402
 from warehouse.layout import Warehouse  # noqa: E402
-from warehouse.publish import publish_release  # noqa: E402
+from warehouse.releases.publish import publish_release  # noqa: E402
 
 THRESHOLD = 0.558  # the shipped acceptance model's
 

@@ -24,7 +24,7 @@ from common.fingerprints import fingerprint  # noqa: E402
 from pipeline.split import InputFile, SplitStep  # noqa: E402
 from sources.dumps import iter_lines  # noqa: E402
 from warehouse.layout import RunPaths, Warehouse  # noqa: E402
-from warehouse.takedowns import (Takedown, TakedownLedger, run_takedowns, save_takedown_state,  # noqa: E402
+from warehouse.ledgers.takedowns import (Takedown, TakedownLedger, run_takedowns, save_takedown_state,  # noqa: E402
                                  takedown_state)
 
 def ledgers(root: Path, dump: Path, taken: int, seed: int) -> dict[str, Path]:

@@ -1,5 +1,5 @@
 """The one takedown matcher: does a value, a Reddit record, a raw line, a JSON document, a page or
-a table row hold a taken-down post? Built from the ledger (warehouse/takedowns.py: TakedownSet.matcher)
+a table row hold a taken-down post? Built from the ledger (warehouse/ledgers/takedowns.py: TakedownSet.matcher)
 and asked by every place that honours it: the build's read (split), the filter, the rewrite of
 stored work, apply, verify and the checks of files outside the warehouse.
 

@@ -6,7 +6,7 @@ answer, parsed, ranked answers, usage), metrics.json (the EXPRESS metrics, exact
 every number can be traced back to the answers that produced it. Examples stream in batches.
 
 The runner is the only code that reads the evaluated split's gold words: the predictor gets
-`Item`s (evaluation/predictors.py) and is fitted on the train split's `TrainItem`s only.
+`Item`s (evaluation/predictors/base.py) and is fitted on the train split's `TrainItem`s only.
 """
 from __future__ import annotations
 
@@ -22,17 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from common.versioning import code_version
-from evaluation.cutoffs import resolve_cutoff
-from evaluation.parsing import parse_answer
-from evaluation.predictors import Item, Prediction, PredictorOptions, TrainItem
+from evaluation.live.cutoffs import resolve_cutoff
+from evaluation.scoring.parsing import parse_answer
+from evaluation.predictors.base import Item, Prediction, PredictorOptions, TrainItem
 from evaluation.progress import Progress
-from evaluation.registry import PredictorError, load, resolve, uses_prompts
+from evaluation.predictors.registry import PredictorError, load, resolve, uses_prompts
 from evaluation.run_numbers import derive_numbers
-from evaluation.window import Window, check_window
+from evaluation.live.window import Window, check_window
 from schemas.config import LiveFields
 from schemas.lexicon import Decomposition, data_versions, default_decomposition
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 BATCH = 32
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from common.files import write_atomic
-from evaluation.analysis import analyse
-from evaluation.invalid import invalid_shapes
-from evaluation.memorization import summarise
-from evaluation.metrics import aggregate, score_row
-from evaluation.timesplit import cutoff_split
+from evaluation.scoring.analysis import analyse
+from evaluation.scoring.invalid import invalid_shapes
+from evaluation.live.memorization import summarise
+from evaluation.scoring.metrics import aggregate, score_row
+from evaluation.live.timesplit import cutoff_split
 from schemas.config import LiveFields, utc_seconds
 from schemas.lexicon import Decomposition, default_decomposition
 from warehouse.layout import EvaluationPaths

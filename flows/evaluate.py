@@ -3,7 +3,7 @@ model memorized, when asked, and write its report), and run a grid of such runs 
 
 Only plain values cross the flow boundary: paths, ids, the predictor options and the run's window,
 cutoff and probe fields (never the API key, which the predictor reads from the environment inside
-the task). A probe runs only after every answer it could touch is stored (evaluation/probe.py)."""
+the task). A probe runs only after every answer it could touch is stored (evaluation/live/probe.py)."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,9 +11,9 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from evaluation.predictors import PredictorOptions
-from evaluation.probe import probe_run
-from evaluation.report import write_report
+from evaluation.predictors.base import PredictorOptions
+from evaluation.live.probe import probe_run
+from evaluation.outputs.report import write_report
 from evaluation.run import evaluate_release
 from schemas.config import LiveFields
 from warehouse.layout import Warehouse

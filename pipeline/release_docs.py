@@ -6,11 +6,11 @@ from pathlib import Path
 
 from common.files import write_atomic
 from review.stats import release_review
-from warehouse.exports import record_export
+from warehouse.ledgers.exports import record_export
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
-from warehouse.report import docs_link_for, render_report
-from warehouse.withdrawn import notice_card, notice_html
+from warehouse.releases.release import Release
+from warehouse.pages.report import docs_link_for, render_report
+from warehouse.ledgers.withdrawn import notice_card, notice_html
 
 
 def write_report(wh: Warehouse, release: str, out: str | Path | None = None) -> Path:
@@ -32,7 +32,7 @@ CARD_REPORT = "report.html"  # the data-quality report inside a card folder, whi
 def write_card(wh: Warehouse, release: str, out_dir: str | Path, url: str = "") -> dict[str, Path]:
     """A Hugging Face dataset folder of `release`: README.md card linking its data-quality report
     (report.html, self-contained, so it travels with the folder), data/*.parquet, croissant.json."""
-    from warehouse.card import export_card  # Hugging Face and Croissant: not loaded to write a report
+    from warehouse.pages.card import export_card  # Hugging Face and Croissant: not loaded to write a report
 
     rel = Release.find(wh, release)
     out = Path(out_dir)

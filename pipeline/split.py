@@ -26,7 +26,7 @@ from pipeline.shards import SHARD_FILE, TAKEN_DOWN, Shard, shard_folder
 from pipeline.steps import Outputs, Step, read_marker, tmp_name, write_marker
 from sources.dumps import DumpError, iter_blocks
 from warehouse.layout import RunPaths
-from warehouse.takedowns import run_takedowns
+from warehouse.ledgers.takedowns import run_takedowns
 
 
 @dataclass(frozen=True)

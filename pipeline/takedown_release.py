@@ -30,8 +30,9 @@ from schemas.config import recipe_from_dict
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, TAKEDOWN
 from warehouse.layout import RunPaths, Warehouse
-from warehouse.publish import Release, taken_down_rows
-from warehouse.takedowns import TakedownSet, save_takedown_state, takedown_state
+from warehouse.releases.publish import taken_down_rows
+from warehouse.releases.release import Release
+from warehouse.ledgers.takedowns import TakedownSet, save_takedown_state, takedown_state
 
 # What a manifest says of how its rows were made: the new version's rows are the parent's
 INHERITED = ("code_version", "lexicon_version", "decomposition_version", "vocabulary_version",

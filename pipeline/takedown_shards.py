@@ -289,7 +289,7 @@ def author_posts(folders: Iterable[Path], matcher: TakedownMatcher) -> dict[str,
 def honour_in_shards(root: Path, shards: Iterable[Any]) -> int:
     """Before a rebuild reuses stored shards (pipeline.shards.Shard): take out what the takedown
     ledger names, as a build reading them now would; returns how many folders changed."""
-    from warehouse.takedowns import TakedownLedger
+    from warehouse.ledgers.takedowns import TakedownLedger
 
     taken = TakedownLedger(root).current()
     if not taken:

@@ -138,7 +138,7 @@ def option(default: Any, help: str, *, flag: str = "", sweep: bool = True) -> An
 @dataclass(frozen=True)
 class PredictorFields:
     """Everything a predictor may be configured with, declared once: each field is a key of the
-    recipe's [evaluate] section, a CLI flag, and a field of evaluation.predictors.PredictorOptions.
+    recipe's [evaluate] section, a CLI flag, and a field of evaluation.predictors.base.PredictorOptions.
     The API key is none of them: it only ever comes from the variable named by api_key_env."""
 
     setting: str = option("zero-shot", "prompt setting: {settings} (or one of --prompts FILE)", sweep=False)
@@ -186,7 +186,7 @@ class LiveFields:
 
 
 # The dates a window, a cutoff or a cutoffs entry may name: Reddit's posts carry Unix seconds, and a
-# stored date must read back as the same four-digit year (evaluation/window.py::iso).
+# stored date must read back as the same four-digit year (evaluation/live/window.py::iso).
 FIRST_DATE, LAST_DATE = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9999, 12, 31, tzinfo=timezone.utc)
 
 

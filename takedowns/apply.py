@@ -13,7 +13,7 @@ In order, each step safe to interrupt and to run again (a rerun finishes what a 
    release's sidecar names the dataset's latest release as its successor;
 6. reports and cards of withdrawn releases become notices; their successors get theirs;
 7. purge, when asked: the withdrawn releases' data files and gate results are deleted;
-8. copies outside the warehouse that the project wrote (warehouse/exports.py) and that still hold a
+8. copies outside the warehouse that the project wrote (warehouse/ledgers/exports.py) and that still hold a
    taken-down post are named: they are the user's to delete.
 Purged releases are read by their manifest and sidecar alone: their files are gone.
 """
@@ -38,9 +38,9 @@ from takedowns.outside import outside_hits
 from takedowns.resolve import resolve
 from takedowns.scrub import scrub_tree
 from warehouse.layout import ReleasePaths, RunPaths, Warehouse
-from warehouse.publish import Release
-from warehouse.takedowns import TakedownSet, now
-from warehouse.withdrawn import purge, withdraw, withdrawal
+from warehouse.releases.release import Release
+from warehouse.ledgers.takedowns import TakedownSet, now
+from warehouse.ledgers.withdrawn import purge, withdraw, withdrawal
 
 Publisher = Callable[[Release, TakedownSet], str]  # the parent release -> the new release's id
 LEFTOVERS = (".tmp-*", ".takedown-*")  # what a killed step or scrub left unrenamed: it may hold text

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from common.files import commit_together, finish_commits, staged
-from evaluation.report import write_report
+from evaluation.outputs.report import write_report
 from evaluation.run_numbers import Removal, derive_numbers, read_json, read_rows, record_removal, write_json
 from takedowns.scrub import REDACTED
 from warehouse.layout import EvaluationPaths

@@ -1,4 +1,4 @@
-"""Copies outside the warehouse (warehouse/exports.py) that still hold a taken-down post. The project
+"""Copies outside the warehouse (warehouse/ledgers/exports.py) that still hold a taken-down post. The project
 never deletes what it wrote outside the warehouse: apply and verify name them for the user."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from common.takedown_matcher import TakedownMatcher
 from takedowns.files import file_hits
-from warehouse.exports import recorded_exports
+from warehouse.ledgers.exports import recorded_exports
 from warehouse.layout import Warehouse
 
 

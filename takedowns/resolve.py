@@ -19,7 +19,7 @@ from pipeline.shards import SHARD_FILE
 from pipeline.takedown_shards import author_posts, stored_posts
 from sources.dumps import iter_lines
 from warehouse.layout import Warehouse
-from warehouse.takedowns import Takedown, TakedownLedger, TakedownSet
+from warehouse.ledgers.takedowns import Takedown, TakedownLedger, TakedownSet
 
 REPOST = "holds the text of a taken-down post (resolved by express takedown apply)"
 

@@ -1,5 +1,5 @@
 """Taking taken-down posts out of the warehouse's files that are neither releases nor build work
-(those are warehouse/withdrawn.py's and pipeline/takedown_shards.py's): a row or line holding one
+(those are warehouse/ledgers/withdrawn.py's and pipeline/takedown_shards.py's): a row or line holding one
 leaves its file, a JSON value holding one leaves its document, a page or answer holding one is
 deleted; each file is rewritten whole (temp file, rename), compressed as it was, or left as it is."""
 from __future__ import annotations

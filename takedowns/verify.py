@@ -16,8 +16,8 @@ from takedowns.files import file_hits
 from takedowns.outside import outside_hits
 from takedowns.resolve import texts_of
 from warehouse.layout import Warehouse
-from warehouse.takedowns import TakedownLedger
-from warehouse.withdrawn import withdrawal
+from warehouse.ledgers.takedowns import TakedownLedger
+from warehouse.ledgers.withdrawn import withdrawal
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ class Warehouse:
 
     @property
     def exports(self) -> Path:
-        """The record of copies written outside the warehouse (warehouse/exports.py): batch files."""
+        """The record of copies written outside the warehouse (warehouse/ledgers/exports.py): batch files."""
         return self.root / "exports"
 
     def rejected_dir(self, dataset: str, version: str, stamp: str) -> Path:
@@ -251,7 +251,7 @@ class RunPaths:
 @dataclass(frozen=True)
 class ReleasePaths:
     """One release's folder, <warehouse>/<dataset>/<version>/: its manifest, its data files and the
-    results of its quality gate (warehouse/publish.py writes them, once)."""
+    results of its quality gate (warehouse/releases/publish.py writes them, once)."""
 
     root: Path
 
@@ -262,7 +262,7 @@ class ReleasePaths:
     @property
     def published(self) -> bool:
         """A release folder is published once it is in place: it is renamed in whole, with its
-        manifest and data. One of them gone is a damaged release (warehouse/integrity.py names
+        manifest and data. One of them gone is a damaged release (warehouse/releases/integrity.py names
         what is wrong), never no release."""
         return self.manifest.exists() or self.data.is_dir()
 

@@ -34,8 +34,8 @@ def force_arg(p: argparse.ArgumentParser) -> None:
 def refuse_withdrawn_release(args: argparse.Namespace, command: str) -> None:
     """A command that writes from a release refuses a withdrawn one unless --force (exit 2)."""
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
-    from warehouse.withdrawn import refuse_withdrawn
+    from warehouse.releases.release import Release
+    from warehouse.ledgers.withdrawn import refuse_withdrawn
 
     release = Release.find(Warehouse.at(args.warehouse), args.release)
     refuse_withdrawn(release.release_id, release.withdrawn, command, args.force)
@@ -72,14 +72,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _demo(wh: Any, plan: Any, dumps: list[str]) -> int:  # wh: Warehouse, plan: BuildPlan
-    from evaluation.runs import format_table, leaderboard
+    from evaluation.outputs.runs import format_table, leaderboard
     from pipeline.plan import plan_build
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
     from flows.rebuild import rebuild_flow
     from flows.release_flows import card_flow, report_flow
-    from warehouse.diff import diff_releases
-    from warehouse.publish import Release
+    from warehouse.releases.diff import diff_releases
+    from warehouse.releases.release import Release
 
     build_flow(plan)
     rebuilt = rebuild_flow(plan_build(wh.root, dumps, str(DEMO_CONFIG), workers=0))
@@ -171,7 +171,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 def _record_outside(warehouse: str | None, path: str, command: str) -> None:
     """Note a file written from texts that may be a release's in the warehouse, when there is one."""
-    from warehouse.exports import record_export
+    from warehouse.ledgers.exports import record_export
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(warehouse)

@@ -25,8 +25,8 @@ RUN_FIELDS = ("split", "predictor", "setting", "model", "bootstrap", *LIVE_FIELD
 
 def help_names() -> dict[str, str]:
     """What help texts list: our predictors (the registry), the shipped prompt settings and variants."""
-    from evaluation.prompts import load_prompts
-    from evaluation.registry import BUILTIN
+    from evaluation.predictors.prompts import load_prompts
+    from evaluation.predictors.registry import BUILTIN
 
     prompts = load_prompts()
     return {"predictors": ", ".join(BUILTIN), "settings": ", ".join(prompts.settings),
@@ -67,7 +67,7 @@ def _decomposition(path: str | None) -> Any:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from evaluation.score_file import score_file
+    from evaluation.scoring.score_file import score_file
 
     result = score_file(args.predictions, _decomposition(args.lexicon), args.labels_field, args.output_field)
     print(json.dumps(result))
@@ -77,7 +77,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either.
     The window, cutoff and probe fields are checked here, so a bad one stops the command before any work."""
-    from evaluation.answers import check_mode
+    from evaluation.predictors.answers import check_mode
     from schemas.config import check_live, load_recipe
 
     recipe = load_recipe(args.config)
@@ -98,9 +98,9 @@ def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
 def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -> bool:
     """Fail before any work on an unknown predictor, prompt setting or variant, or an embedding
     model that cannot be loaded. True when the predictor takes prompts."""
-    from evaluation.fewshot import check_embedding_backend
-    from evaluation.prompts import DEFAULT_VARIANT, load_prompts
-    from evaluation.registry import predictor_class, uses_prompts
+    from evaluation.predictors.fewshot import check_embedding_backend
+    from evaluation.predictors.prompts import DEFAULT_VARIANT, load_prompts
+    from evaluation.predictors.registry import predictor_class, uses_prompts
 
     if not uses_prompts(predictor_class(predictor)):
         return False
@@ -115,11 +115,11 @@ def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -
 def check_live_run(args: argparse.Namespace, run: dict[str, Any]) -> None:
     """Before any work or request: a probe the predictor can run, a cutoffs file that loads, and a
     window that holds rows of the split."""
-    from evaluation.cutoffs import resolve_cutoff
-    from evaluation.probe import check_probe
-    from evaluation.window import Window, check_window
+    from evaluation.live.cutoffs import resolve_cutoff
+    from evaluation.live.probe import check_probe
+    from evaluation.live.window import Window, check_window
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     live = run["live"]
     check_probe(run["predictor"], live["probe"])
@@ -136,7 +136,7 @@ def _usage_error(command: str, exc: Exception) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from evaluation.fewshot import EmbeddingBackendError
+    from evaluation.predictors.fewshot import EmbeddingBackendError
     from warehouse.layout import Warehouse
 
     try:
@@ -180,7 +180,7 @@ def vrate_hint(run_path: str, vrate: float, answers: str) -> str:
 
 
 def cmd_export_lm_eval(args: argparse.Namespace) -> int:
-    from evaluation.lm_eval_export import export_lm_eval
+    from evaluation.outputs.lm_eval_export import export_lm_eval
     from warehouse.layout import Warehouse
 
     try:
@@ -194,9 +194,9 @@ def cmd_export_lm_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from evaluation.fewshot import EmbeddingBackendError
-    from evaluation.prompts import DEFAULT_VARIANT
-    from evaluation.sweep import cell_row, format_sweep, grid, parse_list, parse_temperatures
+    from evaluation.predictors.fewshot import EmbeddingBackendError
+    from evaluation.predictors.prompts import DEFAULT_VARIANT
+    from evaluation.outputs.sweep import cell_row, format_sweep, grid, parse_list, parse_temperatures
     from warehouse.layout import Warehouse
 
     try:
@@ -222,10 +222,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from evaluation.runs import format_table, leaderboard
+    from evaluation.outputs.runs import format_table, leaderboard
     from warehouse.layout import Warehouse
 
-    from evaluation.window import Window
+    from evaluation.live.window import Window
     from schemas.config import check_live
 
     # dates that parse, in range, not backwards: as `evaluate` checks them
@@ -242,8 +242,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from evaluation.compare import compare_runs, format_comparison
-    from evaluation.runs import find_run
+    from evaluation.outputs.compare import compare_runs, format_comparison
+    from evaluation.outputs.runs import find_run
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
@@ -253,7 +253,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from evaluation.agreement import agreement
+    from evaluation.scoring.agreement import agreement
 
     result = agreement(args.files)
     if args.json:
@@ -270,9 +270,9 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from evaluation.report import write_report
+    from evaluation.outputs.report import write_report
     from evaluation.run_numbers import derive_numbers
-    from evaluation.runs import find_run
+    from evaluation.outputs.runs import find_run
     from warehouse.layout import Warehouse
 
     run = find_run(Warehouse.at(args.warehouse), args.run)

@@ -11,12 +11,12 @@ from flows.cli.errors import whole_number
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
-    from warehouse.catalog import list_views
-    from warehouse.integrity import ReleaseChanged, read_manifest
+    from warehouse.releases.catalog import list_views
+    from warehouse.releases.integrity import ReleaseChanged, read_manifest
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
-    from warehouse.stats import rows_by_month
-    from warehouse.withdrawn import describe, withdrawal
+    from warehouse.releases.release import Release
+    from warehouse.releases.stats import rows_by_month
+    from warehouse.ledgers.withdrawn import describe, withdrawal
 
     wh = Warehouse.at(args.warehouse)
     damaged = 0
@@ -43,9 +43,9 @@ def cmd_releases(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from warehouse.diff import diff_releases, format_diff
+    from warehouse.releases.diff import diff_releases, format_diff
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     wh = Warehouse.at(args.warehouse)
     d = diff_releases(Release.find(wh, args.a), Release.find(wh, args.b), args.top)

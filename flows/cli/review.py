@@ -14,7 +14,7 @@ from flows.cli.errors import whole_number
 
 def _release(args: argparse.Namespace, command: str):
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     wh = Warehouse.at(args.warehouse)
     try:
@@ -35,7 +35,7 @@ def _queue(args: argparse.Namespace, command: str):
     refuse_withdrawn_release(args, f"review {command}")
     found = release_items(rel, wh.root)
     if rel.withdrawn is not None:  # --force: its taken-down rows stay out
-        from warehouse.takedowns import TakedownLedger
+        from warehouse.ledgers.takedowns import TakedownLedger
 
         matcher = TakedownLedger(wh.root).current().matcher()
         found.items = [it for it in found.items if not matcher.id_hit(it.post_id)]
@@ -57,7 +57,7 @@ def _queue(args: argparse.Namespace, command: str):
 def cmd_export(args: argparse.Namespace) -> int:
     from common.files import write_atomic
     from review.labelstudio import labeling_config, task
-    from warehouse.exports import record_export
+    from warehouse.ledgers.exports import record_export
 
     got = _queue(args, "export")
     if got is None:

@@ -18,7 +18,7 @@ class LeftOver(UserError):
 
 def cmd_add(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
-    from warehouse.takedowns import TakedownLedger
+    from warehouse.ledgers.takedowns import TakedownLedger
 
     if not (args.post or args.author):
         raise UserError("nothing to take down: give --post ID or --author NAME")
@@ -30,7 +30,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
-    from warehouse.takedowns import TakedownLedger
+    from warehouse.ledgers.takedowns import TakedownLedger
 
     ledger = TakedownLedger(Warehouse.at(args.warehouse).root)
     resolved, by_author, prints = set(), set(), 0
@@ -161,7 +161,7 @@ def _with_key_checked(func: Any) -> Any:
     """Every takedown command first refuses a ledger whose hashing key is lost (docs/takedowns.md)."""
     def run(args: argparse.Namespace) -> int:
         from warehouse.layout import Warehouse
-        from warehouse.takedowns import TakedownLedger
+        from warehouse.ledgers.takedowns import TakedownLedger
 
         TakedownLedger(Warehouse.at(args.warehouse).root).key()
         return func(args)

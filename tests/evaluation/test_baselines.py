@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from evaluation.parsing import parse_answer
-from evaluation.predictors import Item, PredictorOptions, TrainItem
-from evaluation.registry import get_predictor
+from evaluation.scoring.parsing import parse_answer
+from evaluation.predictors.base import Item, PredictorOptions, TrainItem
+from evaluation.predictors.registry import get_predictor
 from evaluation.run import evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from warehouse.layout import Warehouse

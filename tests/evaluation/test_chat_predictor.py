@@ -9,9 +9,9 @@ import pytest
 
 from common.parquet import iter_rows
 from common.stopping import Terminated
-from evaluation.chat import ChatConfigError
-from evaluation.predictors import PredictorOptions
-from evaluation.registry import PredictorError
+from evaluation.predictors.chat import ChatConfigError
+from evaluation.predictors.base import PredictorOptions
+from evaluation.predictors.registry import PredictorError
 from evaluation.run import evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -20,7 +20,7 @@ from warehouse.layout import Warehouse
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 SECRET = "sk-test-do-not-store-7f3a"
-# the shipped prompt settings, read as plain TOML (not through evaluation.prompts, which is under test)
+# the shipped prompt settings, read as plain TOML (not through evaluation.predictors.prompts, which is under test)
 PROMPTS = tomllib.loads((Path(__file__).resolve().parents[2] / "evaluation" / "data" / "prompts.toml").read_text())
 
 
@@ -122,7 +122,7 @@ def test_a_refused_key_or_model_stops_the_run_at_once_and_marks_it_failed(tiny_r
         assert len(server.requests) <= 2
     failed = [json.loads(p.read_text()) for p in (wh.root / "evaluations").glob("*/config.json")]
     assert any(c["status"] == "failed" and c["model"] == model for c in failed)
-    from evaluation.runs import list_runs
+    from evaluation.outputs.runs import list_runs
 
     assert all(r.config["model"] != model for r in list_runs(wh))  # failed runs never reach a leaderboard
 

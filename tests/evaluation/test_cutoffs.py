@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutoffs import CUTOFFS_FILE, load_cutoffs, resolve_cutoff
-from evaluation.report import write_report
+from evaluation.live.cutoffs import CUTOFFS_FILE, load_cutoffs, resolve_cutoff
+from evaluation.outputs.report import write_report
 from evaluation.run import evaluate_release
 from evaluation.run_numbers import read_run_predictions
-from evaluation.score_file import score_file
-from evaluation.window import iso
+from evaluation.scoring.score_file import score_file
+from evaluation.live.window import iso
 from flows.cli import main
 from schemas.config import LiveFields, utc_seconds
 from schemas.lexicon import default_decomposition

@@ -118,7 +118,7 @@ def test_a_web_page_where_the_api_should_be_is_said_in_one_line(tiny_release, pr
 
 def test_a_server_that_fails_every_request_fails_the_run_which_stays_off_the_leaderboard(tiny_release, prefect_harness,
                                                                                         capsys):
-    from evaluation.runs import leaderboard
+    from evaluation.outputs.runs import leaderboard
     from warehouse.layout import Warehouse
 
     before = _runs(tiny_release)

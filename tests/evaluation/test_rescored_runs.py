@@ -13,10 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from evaluation.memorization import load_probe_settings
+from evaluation.live.memorization import load_probe_settings
 from evaluation.run import evaluate_release
-from evaluation.score_file import score_file
-from evaluation.window import iso
+from evaluation.scoring.score_file import score_file
+from evaluation.live.window import iso
 from flows.cli import main
 from schemas.config import LiveFields
 from schemas.lexicon import default_decomposition

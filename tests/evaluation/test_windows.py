@@ -10,7 +10,7 @@ import pytest
 
 from evaluation.run import evaluate_release
 from evaluation.run_numbers import read_run_predictions
-from evaluation.window import iso
+from evaluation.live.window import iso
 from flows.cli import main
 from schemas.config import LiveFields
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from tests.takedowns.conftest import REPO
-from warehouse.catalog import list_views
+from warehouse.releases.catalog import list_views
 from warehouse.layout import Warehouse
 
 VOLATILE = {"created", "time", "nonce", "seconds", "finished"}

@@ -16,7 +16,7 @@ from common.fingerprints import MIN_WORDS, TextFinder, fingerprint
 from common.takedown_matcher import TakedownMatcher
 from takedowns.files import file_hits
 from warehouse.layout import Warehouse
-from warehouse.publish import GateFailed, publish_release
+from warehouse.releases.publish import GateFailed, publish_release
 
 TEXT = ("Honestly I have been so tired since the move and my sister keeps calling about the rent "
         "every single evening, I feel so guilty about it.")
@@ -119,7 +119,7 @@ def test_a_records_title_and_body_are_found_alone_and_together_and_a_crosspost_c
 
 
 def test_an_id_too_long_for_reddit_is_refused_and_shown_short(tmp_path):
-    from warehouse.takedowns import TakedownError, TakedownLedger
+    from warehouse.ledgers.takedowns import TakedownError, TakedownLedger
 
     with pytest.raises(TakedownError, match=r"\(5,000 characters\)") as exc:
         TakedownLedger(tmp_path).add(posts=["a" * 5000], reason="x")

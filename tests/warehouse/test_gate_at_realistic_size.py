@@ -20,7 +20,7 @@ from schemas.config import GateConfig
 from schemas.records import EXAMPLES, MASK
 from sources.synthetic import synthetic_examples
 from tests.fresh_python import run_until_idle
-from warehouse.gate import run_gate
+from warehouse.gate.suite import run_gate
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -43,7 +43,7 @@ from schemas.records import EXAMPLES
 from sources.synthetic import synthetic_examples
 from warehouse.layout import Warehouse
 from common.parquet import ParquetSink
-from warehouse.publish import publish_release
+from warehouse.releases.publish import publish_release
 
 examples, root, chunk_mb = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
 # synthetic rows were never scrubbed, and the small NER model reads some of their places and typos

@@ -13,9 +13,9 @@ import pytest
 
 from flows.cli import main
 from tests.evaluation.conftest import publish_examples, tiny_examples
-from warehouse.integrity import ReleaseChanged
+from warehouse.releases.integrity import ReleaseChanged
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 
 from common.takedown_matcher import hash_author
 from warehouse.layout import Warehouse
-from warehouse.takedowns import TakedownError, TakedownLedger
+from warehouse.ledgers.takedowns import TakedownError, TakedownLedger
 
 
 def test_posts_are_stored_as_given_and_matched_with_or_without_t3(tmp_path):
