@@ -22,7 +22,7 @@ from common.checksums import sha256_file
 from common.errors import UserError
 from common.locking import file_lock
 from common.parquet import BATCH_ROWS, ParquetSink
-from common.takedown_matcher import id_mask
+from common.matching.takedowns import id_mask
 from privacy.kinds import enabled_kinds
 from schemas.config import Recipe
 from schemas.records import EXAMPLES
@@ -60,7 +60,7 @@ def publish_release(
     """Write `<warehouse>/<dataset>/<version>/` (split Parquet files, gate results, manifest.json);
     `pii_prescans`: the gate's PII scans the build ran ahead (warehouse/gate/pii.py); `gate`: what
     runs warehouse.gate.suite.run_gate (the caller's process choice), by default this process;
-    `taken_down`: post ids (as matched, common/reddit_ids.py) no release may hold."""
+    `taken_down`: post ids (as matched, common/matching/reddit_ids.py) no release may hold."""
     dataset = recipe.dataset.name
     warehouse.dataset_dir(dataset).mkdir(parents=True, exist_ok=True)
     with file_lock(warehouse.lock_path(dataset)):
@@ -173,7 +173,7 @@ def _run_gate(tmp: Path, files: dict[str, Path], warehouse: Warehouse, recipe: R
         raise GateFailed(f"quality gate failed for {dataset}/{version}; nothing published "
                          f"(GX results in {kept}):\n{result.message()}", kept)
     summary = dict(result.summary)
-    summary["results"] = "gate/results.json"
+    summary["results"] = str(ReleasePaths(tmp).gate_files.results.relative_to(tmp))
     return summary
 
 
