@@ -21,6 +21,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from common.files import write_json
 from common.versioning import code_version
 from evaluation.live.cutoffs import resolve_cutoff
 from evaluation.scoring.parsing import parse_answer
@@ -85,12 +86,6 @@ def _predict(runner: Any, items: list[Item], name: str) -> list[Prediction]:
     return _as_predictions([runner.predict(i) for i in items], len(items), name)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    tmp.replace(path)
-
-
 def evaluate_release(
     warehouse: Warehouse,
     version: str,
@@ -136,7 +131,7 @@ def evaluate_release(
         "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
         "probe": live.probe or None, "bootstrap": bootstrap,
     }
-    _write_json(paths.config, config)
+    write_json(paths.config, config)
     usage: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     first_error: list[str] = []
@@ -180,7 +175,7 @@ def evaluate_release(
         # Exception; the answers it leaves are cached, so a rerun asks only for the rest
         stopped = not isinstance(exc, Exception)
         config.update(status="interrupted" if stopped else "failed", error=f"{type(exc).__name__}: {exc}"[:500])
-        _write_json(paths.config, config)
+        write_json(paths.config, config)
         raise
     seconds = progress.seconds
     throughput = {"seconds": round(seconds, 3), "rows_per_s": progress.done / seconds if seconds else 0.0,
@@ -194,5 +189,5 @@ def evaluate_release(
     details = runner.describe() if callable(getattr(runner, "describe", None)) else {}
     config.update(status="complete", predictor_details=details,
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    _write_json(paths.config, config)
+    write_json(paths.config, config)
     return EvalRun(run_id, out, metrics, None if window.everything else window.label)

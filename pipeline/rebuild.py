@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from common.checksums import sha256_file
+from common.files import write_json
 from common.versioning import code_version
 from pipeline.assemble import AssembleStep
 from pipeline.results import AssembleResult
@@ -52,10 +53,7 @@ def input_hashes(wh: Warehouse, paths: list[str]) -> dict[str, str]:
         key = input_fingerprint(p)
         out[p] = memo.get(key) or sha256_file(p)
         memo[key] = out[p]
-    memo_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = memo_path.with_name(".tmp-" + memo_path.name)
-    tmp.write_text(json.dumps(memo, indent=1, sort_keys=True) + "\n")
-    tmp.replace(memo_path)
+    write_json(memo_path, memo, indent=1, sort_keys=True)
     return out
 
 

@@ -6,7 +6,6 @@ quality gate) leaves no release behind; the temporary folder is removed.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import uuid
 from collections.abc import Callable, Collection, Sequence
@@ -20,6 +19,7 @@ import pyarrow.parquet as pq
 
 from common.checksums import sha256_file
 from common.errors import UserError
+from common.files import place_folder, remove_temps, temp_path
 from common.locking import file_lock
 from common.parquet import BATCH_ROWS, ParquetSink
 from common.matching.takedowns import id_mask
@@ -64,15 +64,14 @@ def publish_release(
     dataset = recipe.dataset.name
     warehouse.dataset_dir(dataset).mkdir(parents=True, exist_ok=True)
     with file_lock(warehouse.lock_path(dataset)):
-        for left in warehouse.dataset_dir(dataset).glob(".tmp-v*"):  # a publish killed mid-way (we hold the lock)
-            shutil.rmtree(left, ignore_errors=True)
+        remove_temps(warehouse.dataset_dir(dataset))  # what a publish killed mid-way left (we hold the lock)
         version = version or warehouse.next_version(dataset)
         final = warehouse.release_dir(dataset, version)
         if final.exists():
             raise PublishError(f"release {dataset}/{version} already exists at {final}; releases are immutable")
         existing = warehouse.versions(dataset)
         parent = existing[-1] if existing else None
-        tmp = warehouse.dataset_dir(dataset) / f".tmp-{version}-{uuid.uuid4().hex[:8]}"
+        tmp = temp_path(final)
         tmp.mkdir(parents=True)
         try:
             fields = _write_release(tmp, examples_path, warehouse, recipe, dataset, version, parent, vocabulary,
@@ -81,7 +80,7 @@ def publish_release(
             for f in ReleasePaths(tmp).data.iterdir():
                 f.chmod(0o444)
             try:
-                os.rename(tmp, final)
+                place_folder(tmp, final)
             except OSError as exc:
                 raise PublishError(f"release {dataset}/{version} appeared while publishing; nothing overwritten") from exc
         except BaseException:
