@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import zstandard
 
 from filters.dedupe import split_chain
-from filters.reddit import filters_from_config
+from filters.chain import filters_from_config
 from pipeline.dedupe_shards import DedupeStep, kept_posts
 from pipeline.extract_shards import POST_COLUMNS
 from pipeline.filter_shards import FilterStep
