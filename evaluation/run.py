@@ -25,7 +25,7 @@ from common.versioning import code_version
 from evaluation.live.cutoffs import resolve_cutoff
 from evaluation.scoring.parsing import parse_answer
 from evaluation.predictors.base import Item, Prediction, PredictorOptions, TrainItem
-from evaluation.progress import Progress
+from common.progress import Progress
 from evaluation.predictors.registry import PredictorError, load, resolve, uses_prompts
 from evaluation.run_numbers import derive_numbers
 from evaluation.live.window import Window, check_window
@@ -146,7 +146,7 @@ def evaluate_release(warehouse: Warehouse, version: str, request: EvalRequest = 
         runner = cls(opts)
         if callable(getattr(runner, "fit", None)):
             runner.fit(train_items(release))
-        progress = Progress(min(in_window, limit if limit is not None else 1 << 62))
+        progress = Progress("evaluate", min(in_window, limit if limit is not None else 1 << 62))
         if hasattr(runner, "progress"):
             runner.progress = progress  # ticks per row; others advance per batch
         rows = islice(window.rows(release.rows(split)), limit)

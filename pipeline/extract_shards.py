@@ -30,7 +30,7 @@ assert set(POST_COLUMNS) <= {f.name for f in fields(RawPost)}
 
 
 def _past_tombstones(posts: Iterable[RawPost], funnel: Funnel, dropped: ParquetSink) -> Iterator[RawPost]:
-    """The posts, less those a takedown emptied in place (pipeline/takedown_shards.py: no id, no
+    """The posts, less those a takedown emptied in place (takedowns/shards.py: no id, no
     text; the row stays so that dedupe's row numbers hold), each counted as dropped for takedown."""
     for post in posts:
         if post.id:

@@ -36,7 +36,6 @@ from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_com
 if TYPE_CHECKING:
     from privacy.scrubber import Scrubber
 
-NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
 SCRUB_BATCH = 256  # posts per PII-scrubbing batch (the name detector tags a batch at once)
 
 
@@ -74,7 +73,7 @@ def scrubbed(posts: Iterator[RawPost], scrubber: Scrubber | None) -> Iterator[Ra
 
 def nsfw_id_files(shards: list[Shard]) -> list[str]:
     """The non-empty NSFW-id files of finished shards."""
-    return [str(p) for s in shards if (p := s.path / NSFW_IDS).exists() and p.stat().st_size]
+    return [str(p) for s in shards if (p := s.nsfw_ids).exists() and p.stat().st_size]
 
 
 def _noting(records: Iterator[Any], out: TextIO) -> Iterator[Any]:
@@ -156,7 +155,7 @@ class FilterStep(Step[Shard, FilterResult]):
         funnel = Funnel()
         sigs: list[np.ndarray] = []
         counts = {"unjoined_comments": 0}
-        with open(out(s.path / NSFW_IDS), "w") as ids, ExitStack() as stack:
+        with open(out(s.nsfw_ids), "w") as ids, ExitStack() as stack:
             keys = stack.enter_context(ParquetSink(out(s.path / KEYS_FILE), KEYS)) if dup else None
             records = shard_records(s)
             records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)

@@ -17,7 +17,7 @@ from review.build import review_state, save_review_state
 from schemas.config import Recipe, check_number, override
 from sources.dumps import count_lines
 from sources.join import order_inputs
-from warehouse.layout import RunPaths, Warehouse
+from warehouse.layout import RunPaths, Warehouse, quarantine_file
 from warehouse.ledgers.takedowns import save_takedown_state, takedown_state
 
 NO_INPUTS = ("no input dump{where}: give --input FILE (or a folder of dumps), --praw-query TERM, or a recipe "
@@ -211,11 +211,11 @@ class BuildResult:
             q = self.quarantine
             out.update(
                 shards=a.shards,
-                ingest={"funnel": a.ingest.to_dict(), "quarantine": str(q / "ingest.parquet"),
+                ingest={"funnel": a.ingest.to_dict(), "quarantine": str(quarantine_file(q, "ingest")),
                         "raw_posts": [str(s.posts) for s in a.shard_list]},
                 extract={"funnel": a.extract.to_dict(), "examples": a.examples, "unmapped": a.unmapped,
                          "unmapped_report": str(self.run.unmapped), "disclosures": a.disclosures,
-                         "quarantine": str(q / "extract.parquet")})
+                         "quarantine": str(quarantine_file(q, "extract"))})
         return out
 
 

@@ -62,7 +62,7 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: 
     if ingest.read and ingest.malformed == ingest.read:  # not "every post was dropped": none was a post
         raise PublishError(f"no examples to publish: {ingest.read:,} line(s) read, none of them a Reddit post as JSON "
                            f"(is the input a dump of one post a line?); each line's reason is in the quarantine, "
-                           f"{wh.quarantine_dir(run_id) / 'ingest.parquet'}")
+                           f"{wh.quarantine(run_id, 'ingest')}")
     recipe = load_saved_recipe(run.recipe)
     index = run_review(run)
     review = {"review": index.describe()} if index is not None else {}

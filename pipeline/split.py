@@ -21,8 +21,8 @@ import zstandard
 
 from common.checksums import sha256_file
 from pipeline.results import SplitResult
-from common.takedown_matcher import TakedownMatcher
-from pipeline.shards import SHARD_FILE, TAKEN_DOWN, Shard, shard_folder
+from common.matching.takedowns import TakedownMatcher
+from pipeline.shards import TAKEN_DOWN, Shard, ShardPaths, shard_folder
 from pipeline.steps import Outputs, Step, read_marker, tmp_name, write_marker
 from sources.dumps import DumpError, iter_blocks
 from warehouse.layout import RunPaths
@@ -50,7 +50,7 @@ class _ShardFile:
 
     def __init__(self, folder: Path):
         folder.mkdir(parents=True, exist_ok=True)
-        self.final = folder / SHARD_FILE
+        self.final = ShardPaths(folder).lines
         self._fh = open(tmp_name(self.final), "wb")
         self._zst = zstandard.ZstdCompressor(level=1).compressobj()
         self._sha = hashlib.sha256()

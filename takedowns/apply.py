@@ -4,7 +4,7 @@ In order, each step safe to interrupt and to run again (a rerun finishes what a 
 1. resolve: the taken-down authors' posts and fingerprints of every taken-down text enter the
    ledger (takedowns/resolve.py), before any text is removed;
 2. build work: each run's shards, re-derived labels and assembled tables, and its quarantine, as
-   if the posts had been dropped at read (pipeline/takedown_shards.py); a run a build holds is left;
+   if the posts had been dropped at read (takedowns/shards.py); a run a build holds is left;
 3. the rest that is not a release: review items and ledger, evaluation runs, cached answers, the
    inputs the warehouse stores, refused gate results (takedowns/scrub.py, takedowns/evaluations.py);
 4. publish: a dataset whose latest release holds a taken-down post gets the next version without
@@ -27,11 +27,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from common.batches import now
 from common.files import finish_commits, write_atomic
 from common.locking import LockTimeout, file_lock
-from common.takedown_matcher import TakedownMatcher
-from pipeline.takedown_release import rows_taken_down
-from pipeline.takedown_shards import scrub_folder, scrub_run_tables
+from common.matching.takedowns import TakedownMatcher
+from takedowns.release import rows_taken_down
+from takedowns.shards import scrub_folder, scrub_run_tables
 from takedowns.docs import rewrite_docs
 from takedowns.evaluations import scrub_evaluation
 from takedowns.outside import outside_hits
@@ -39,7 +40,7 @@ from takedowns.resolve import resolve
 from takedowns.scrub import scrub_tree
 from warehouse.layout import ReleasePaths, RunPaths, Warehouse
 from warehouse.releases.release import Release
-from warehouse.ledgers.takedowns import TakedownSet, now
+from warehouse.ledgers.takedowns import TakedownSet
 from warehouse.ledgers.withdrawn import purge, withdraw, withdrawal
 
 Publisher = Callable[[Release, TakedownSet], str]  # the parent release -> the new release's id

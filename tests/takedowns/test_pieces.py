@@ -12,8 +12,8 @@ from common.files import JOURNAL, commit_together, finish_commits, staged
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe, load_recipe
 from schemas.records import EXAMPLES, Example
-from common.fingerprints import MIN_WORDS, TextFinder, fingerprint
-from common.takedown_matcher import TakedownMatcher
+from common.matching.fingerprints import MIN_WORDS, TextFinder, fingerprint
+from common.matching.takedowns import TakedownMatcher
 from takedowns.files import file_hits
 from warehouse.layout import Warehouse
 from warehouse.releases.publish import Checks, GateFailed, publish_release
@@ -91,7 +91,7 @@ def test_apply_waits_for_no_rebuild_it_would_race(tmp_path):
 
 def test_an_empty_table_of_a_shard_is_rewritten_without_error(tmp_path):
     """A sharded build's last shard can hold an empty quarantine: the masks stay boolean (#61, case 6)."""
-    from pipeline.takedown_shards import convert_quarantine
+    from takedowns.shards import convert_quarantine
     from schemas.records import QUARANTINE
 
     key = b"k" * 32

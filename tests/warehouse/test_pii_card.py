@@ -7,6 +7,7 @@ import pytest
 from common.parquet import ParquetSink
 from schemas.config import Recipe
 from schemas.records import EXAMPLES, Example
+from warehouse.layout import CardPaths
 from warehouse.pages.card import export_card
 from warehouse.layout import Warehouse
 from warehouse.pages.pii_statement import pii_statement
@@ -25,7 +26,7 @@ def _release(tmp_path, recipe):
 
 def test_card_and_croissant_name_the_scrubbed_kinds_the_placeholders_and_the_gate_check(tmp_path):
     recipe = replace(Recipe(), gate=replace(Recipe().gate, data_docs=False))
-    out = export_card(_release(tmp_path, recipe), tmp_path / "card")
+    out = export_card(_release(tmp_path, recipe), CardPaths(tmp_path / "card"))
     readme = out["readme"].read_text(encoding="utf-8")
     section = readme.split("## Personal information (PII)")[1].split("##")[0]
     for said in ("Microsoft Presidio", "presidio-analyzer 2.2.364", "[EMAIL]", "[URL]", "[IP]", "[PHONE]", "[CARD]",

@@ -23,7 +23,7 @@ from common.checksums import sha256_file
 from common.errors import UserError
 from common.locking import file_lock
 from common.parquet import BATCH_ROWS, ParquetSink
-from common.takedown_matcher import id_mask
+from common.matching.takedowns import id_mask
 from privacy.kinds import enabled_kinds
 from schemas.config import Recipe
 from schemas.records import EXAMPLES
@@ -52,7 +52,7 @@ class Checks:
     """What a release is checked with beyond its recipe's [gate]: `pii_prescans`, the gate's PII
     scans the build ran ahead (warehouse/gate/pii.py); `gate`, what runs
     warehouse.gate.suite.run_gate (the caller's process choice), by default this process;
-    `taken_down`, post ids (as matched, common/reddit_ids.py) no release may hold."""
+    `taken_down`, post ids (as matched, common/matching/reddit_ids.py) no release may hold."""
 
     pii_prescans: Sequence[Path] = ()
     gate: Callable[..., GateResult] | None = None
@@ -190,7 +190,7 @@ def _run_gate(draft: Draft, files: dict[str, Path]) -> dict[str, Any] | None:
         raise GateFailed(f"quality gate failed for {dataset}/{version}; nothing published "
                          f"(GX results in {kept}):\n{result.message()}", kept)
     summary = dict(result.summary)
-    summary["results"] = "gate/results.json"
+    summary["results"] = str(ReleasePaths(draft.tmp).gate_files.results.relative_to(draft.tmp))
     return summary
 
 
