@@ -18,7 +18,7 @@ WHAT = {"email": "e-mail addresses [EMAIL]", "url": "URLs with any public-suffix
 
 def scrubbed_kinds(manifest: dict[str, Any]) -> list[str]:
     """The kinds the release's recipe scrubbed ([privacy]; [filters] in a release of older code)."""
-    privacy = upgraded(manifest.get("config") or {}, "manifest.json")[0].get("privacy") or {}
+    privacy = upgraded(manifest.get("config") or {}, "the release's recorded recipe")[0].get("privacy") or {}
     if not privacy.get("scrub_pii", True):
         return []
     return [k for k in KINDS if privacy.get(SWITCHES[k], True)]
