@@ -15,7 +15,7 @@ import re
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from itertools import islice
 from pathlib import Path
@@ -86,29 +86,31 @@ def _predict(runner: Any, items: list[Item], name: str) -> list[Prediction]:
     return _as_predictions([runner.predict(i) for i in items], len(items), name)
 
 
-def evaluate_release(
-    warehouse: Warehouse,
-    version: str,
-    split: str = "test",
-    predictor: str = "most-frequent",
-    setting: str = "zero-shot",
-    limit: int | None = None,
-    decomposition: Decomposition | None = None,
-    model: str = "",
-    options: PredictorOptions | None = None,
-    bootstrap: int = 1000,
-    live: LiveFields | None = None,
-) -> EvalRun:
+@dataclass(frozen=True)
+class EvalRequest:
+    """One run asked of `evaluate_release`: the predictor (a name, a plugin's or PKG.MODULE:CLASS),
+    the split it scores, its options (the prompt setting and the model among them), the live
+    fields (window, cutoff, probe), the first `limit` rows only, and the bootstrap's resamples."""
+
+    predictor: str = "most-frequent"
+    split: str = "test"
+    options: PredictorOptions = field(default_factory=PredictorOptions)
+    live: LiveFields = field(default_factory=LiveFields)
+    limit: int | None = None
+    bootstrap: int = 1000
+
+
+def evaluate_release(warehouse: Warehouse, version: str, request: EvalRequest = EvalRequest(),
+                     decomposition: Decomposition | None = None) -> EvalRun:
     release = load_release(warehouse, version)
+    predictor, split, limit, live = request.predictor, request.split, request.limit, request.live
     if split == "train":
         raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
     if split not in release.split_files():
         raise ValueError(f"release {release.dataset}/{release.version} has no '{split}' split "
                          f"(has: {', '.join(release.split_files())})")
     dec = decomposition or default_decomposition()
-    opts = options or PredictorOptions()
-    opts = replace(opts, setting=setting, model=model or opts.model, cache_dir=opts.cache_dir or str(cache_dir(warehouse)))
-    live = live or LiveFields()
+    opts = replace(request.options, cache_dir=request.options.cache_dir or str(cache_dir(warehouse)))
     window = Window.parse(live.posted_after, live.posted_before)
     in_window = check_window(release.split_file(split), window, f"{release.release_id} {split}")  # before any work
     cutoff = resolve_cutoff(opts.model, live.cutoff, live.cutoffs_file)
@@ -123,13 +125,13 @@ def evaluate_release(
     config: dict[str, Any] = {
         "run_id": run_id, "release": f"{release.dataset}/{release.version}", "split": split,
         "predictor": predictor, "predictor_class": ref.target, "predictor_source": ref.source,
-        "setting": setting if prompted else "-", "prompt_variant": opts.prompt_variant if prompted else "-",
+        "setting": opts.setting if prompted else "-", "prompt_variant": opts.prompt_variant if prompted else "-",
         "temperature": opts.temperature if prompted else None, "model": opts.model,
         "limit": limit, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "status": "running", "options": opts.public(), "code_version": code_version(),
         "decomposition_version": data_versions()["decomposition"]["version"],
         "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
-        "probe": live.probe or None, "bootstrap": bootstrap,
+        "probe": live.probe or None, "bootstrap": request.bootstrap,
     }
     write_json(paths.config, config)
     usage: Counter[str] = Counter()

@@ -239,13 +239,15 @@ def pull(cfg: SourcesConfig, terms: list[str], out_dir: str | Path, reddit: Any 
     with _locked(out / f"praw-{digest}.lock"):
         cp = Checkpoint.load(out / f"praw-{digest}.checkpoint.jsonl")
         try:
-            return _pull(cfg, terms, out, digest, params, cp, reddit, sleep, log)
+            return _pull(cfg, terms, out, cp, reddit, sleep, log)
         finally:
             cp.close()
 
 
-def _pull(cfg: SourcesConfig, terms: list[str], out: Path, digest: str, params: dict[str, Any], cp: Checkpoint,
-          reddit: Any | None, sleep: Callable[[float], None], log: Callable[[str], None]) -> PullResult:
+def _pull(cfg: SourcesConfig, terms: list[str], out: Path, cp: Checkpoint, reddit: Any | None,
+          sleep: Callable[[float], None], log: Callable[[str], None]) -> PullResult:
+    params = query_record(cfg, terms)
+    digest = query_digest(params)
     files = _committed_files(out, digest, cp)
     k = cp.pulls + 1
     path = pull_file(out, digest, k)

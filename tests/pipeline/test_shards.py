@@ -9,7 +9,7 @@ import zstandard
 
 from common.files import temp_path
 from filters.dedupe import split_chain
-from filters.reddit import filters_from_config
+from filters.chain import filters_from_config
 from pipeline.dedupe_shards import DedupeStep, kept_posts
 from pipeline.extract_shards import POST_COLUMNS
 from pipeline.filter_shards import FilterStep
