@@ -18,7 +18,7 @@ import pytest
 
 from evaluation.live.window import iso
 from evaluation.predictors.base import PredictorOptions
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.scoring.parsing import parse_answer
 from evaluation.scoring.score_file import score_file
 from flows.cli import main
@@ -73,9 +73,9 @@ def runs(tiny_release, tmp_path_factory) -> dict:
     wh = tmp_path_factory.mktemp("board") / "wh"
     shutil.copytree(tiny_release["warehouse"], wh, ignore=shutil.ignore_patterns("evaluations"))
     rel = tiny_release["release"]
-    whole = evaluate_release(Warehouse.at(wh), rel, "test", "most-frequent", bootstrap=200,
-                             options=PredictorOptions(seed=7), live=LiveFields(cutoff=iso(CUT)))
-    limited = evaluate_release(Warehouse.at(wh), rel, "test", "context-lexicon", limit=5, bootstrap=200)
+    whole = evaluate_release(Warehouse.at(wh), rel, EvalRequest("most-frequent", bootstrap=200, options=PredictorOptions(
+        seed=7), live=LiveFields(cutoff=iso(CUT))))
+    limited = evaluate_release(Warehouse.at(wh), rel, EvalRequest("context-lexicon", limit=5, bootstrap=200))
     mixed = stored_run(wh, whole.path, "mixed", lambda k, gold: [  # gold, not emotion words, 'sad', invalid
         list(gold), ["weirdweek"] * len(gold), ["sad"] * len(gold), None][k % 4])
     shape_only = stored_run(wh, whole.path, "shape-only",
