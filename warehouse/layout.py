@@ -338,6 +338,31 @@ class CardPaths:
 
 
 @dataclass(frozen=True)
+class SitePaths:
+    """A static site of the benchmark (`express site --out DIR`): its index, a page per release with
+    the release's data-quality report beside it, a page per run."""
+
+    root: Path
+
+    @property
+    def index(self) -> Path:
+        return self.root / "index.html"
+
+    def release_page(self, dataset: str, version: str) -> Path:
+        return self.root / dataset / version / "index.html"
+
+    def release_report(self, dataset: str, version: str) -> Path:
+        return self.root / dataset / version / "report.html"
+
+    def run_page(self, run_id: str) -> Path:
+        return self.root / "runs" / f"{run_id}.html"
+
+    def href(self, page: Path, target: Path) -> str:
+        """A link from one page of the site to another, relative (the site may be served anywhere)."""
+        return Path(*[".."] * (len(page.relative_to(self.root).parts) - 1), target.relative_to(self.root)).as_posix()
+
+
+@dataclass(frozen=True)
 class GatePaths:
     """A gate's results folder (a release's `gate/`, or a refused release's under `rejected/`)."""
 

@@ -244,6 +244,19 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_site(args: argparse.Namespace) -> int:
+    from evaluation.outputs.site import write_site
+    from pipeline.release_docs import write_report
+    from warehouse.layout import SitePaths, Warehouse
+
+    wh = Warehouse.at(args.warehouse)
+    report = None if args.no_reports else (lambda release, path: write_report(wh, release, path))
+    done = write_site(wh, args.out, report)
+    print(f"{len(done.pages)} pages for {len(done.releases)} release(s) in {done.root}; open "
+          f"{SitePaths(done.root).index}, or publish the folder (docs/live.md)")
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from evaluation.outputs.compare import compare_runs, format_comparison
     from evaluation.outputs.runs import find_run
@@ -339,6 +352,13 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
     warehouse_arg(p)
     p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("site", help="the benchmark as a static site (leaderboards per release and month, charts "
+                                    "with each model's cutoff, per-word scores, reports): docs/live.md")
+    p.add_argument("--out", required=True, help="folder to write the site into (e.g. the gh-pages checkout)")
+    p.add_argument("--no-reports", action="store_true", help="leave out the releases' data-quality reports")
+    warehouse_arg(p)
+    p.set_defaults(func=cmd_site)
 
     p = sub.add_parser("compare", help="differences between two runs with paired significance tests")
     p.add_argument("run_a")

@@ -131,3 +131,36 @@ def overlaid_histograms(tables: Sequence[tuple[str, dict[int, int], str]], title
     ax.set_title(title)
     ax.legend()
     return _svg(fig, title)
+
+
+CUTOFF_DASH = (0, (4, 3))  # a knowledge cutoff's mark: a dashed vertical line in its series' colour
+PALETTE = ("#2f6db5", "#d9822b", "#3a9a5b", "#b3405a", "#7b5ea7", "#8c6d31", "#4a9fb5", "#6b6b6b")
+
+
+def month_lines(months: Sequence[str], series: Sequence[tuple[str, Sequence[float | None],
+                                                              Sequence[tuple[float, float] | None],
+                                                              float | None, str]],
+                title: str, ylabel: str) -> Markup:
+    """One line per series over the months (a value, its interval as a bar, gaps where it has no
+    rows), each series' knowledge cutoff marked by a dashed vertical line in its colour at its place
+    between the months (`cutoff`: a month index with the fraction of the month before it)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.8, 3.0), layout="constrained")
+    xs = range(len(months))
+    for name, values, intervals, cutoff, colour in series:
+        points = [(x, v, iv) for x, v, iv in zip(xs, values, intervals) if v is not None]
+        if points:
+            px, py = [p[0] for p in points], [p[1] for p in points]
+            low = [v - (iv[0] if iv else v) for _, v, iv in points]
+            high = [(iv[1] if iv else v) - v for _, v, iv in points]
+            ax.errorbar(px, py, yerr=[low, high], color=colour, marker="o", markersize=4, capsize=3, label=name)
+        if cutoff is not None:
+            ax.axvline(cutoff, color=colour, linestyle=CUTOFF_DASH, linewidth=1.6, gid=f"cutoff-{len(ax.lines)}")
+    ax.set_xticks(list(xs), list(months))
+    ax.set_xlim(-0.5, len(months) - 0.5)
+    ax.grid(axis="y")
+    _percent_axis(ax.yaxis)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _svg(fig, title)
