@@ -127,12 +127,13 @@ class GateConfig:
     chunk_mb: float = 16.0  # the texts are read about this much at a time (their facts go to GX, not them): bounds memory
 
 
-def option(default: Any, help: str, *, flag: str = "", sweep: bool = True) -> Any:
+def option(default: Any, help: str, *, flag: str = "", sweep: bool = True, omit_default: bool = False) -> Any:
     """A field of [evaluate] that is also a flag of `express evaluate` (and of `express sweep`
     unless `sweep=False`: the sweep has list flags of its own for it). Help text may name
     {predictors}, {settings} and {variants}, filled in by the CLI from the registry and
-    the prompts file."""
-    return field(default=default, metadata={"help": help, "flag": flag, "sweep": sweep})
+    the prompts file. `omit_default`: a recipe that leaves it at its default records no key for it
+    (a field added later leaves the recipes that releases published unchanged)."""
+    return field(default=default, metadata={"help": help, "flag": flag, "sweep": sweep, "omit_default": omit_default})
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,21 @@ class PredictorFields:
                                       "(default: TF-IDF)")
 
 
-PROBES = ("", "memorization")
+# The memorization probes (docs/live.md): Min-K% Prob and the continuation probe; "memorization" is both.
+PROBE_KINDS = ("min-k", "continuation")
+BOTH_PROBES = "memorization"
+
+
+def probe_kinds(probe: str) -> tuple[str, ...]:
+    """The probes a `--probe` value asks for, in PROBE_KINDS order: "min-k", "continuation", both
+    ("memorization", or the two comma-separated), or none (""); ValueError for any other name."""
+    if probe.strip() == BOTH_PROBES:
+        return PROBE_KINDS
+    asked = {p.strip() for p in probe.split(",") if p.strip()}
+    unknown = sorted(asked - set(PROBE_KINDS))
+    if unknown:
+        raise ValueError(f"unknown probe '{unknown[0]}' (known: {', '.join(PROBE_KINDS)}, or {BOTH_PROBES} for both)")
+    return tuple(k for k in PROBE_KINDS if k in asked)
 
 
 @dataclass(frozen=True)
@@ -181,8 +196,13 @@ class LiveFields:
     cutoffs_file: str = option("", "a cutoffs TOML whose entries come before the shipped "
                                    "evaluation/data/cutoffs.toml", flag="--cutoffs")
     cutoff_min_rows: int = option(20, "rows each side of the cutoff needs before their difference is told")
-    probe: str = option("", "memorization: after scoring, Min-K%% Prob and a continuation probe on each row's "
-                            "unmasked text (hf-chat, openai-compatible)")
+    sample: int = option(0, "score N rows drawn at random (seeded by --seed), spread evenly over both sides of the "
+                            "cutoff and the window's months (0: every row; --limit takes the first N instead)",
+                         omit_default=True)
+    probe: str = option("", "after scoring, probe each row's unmasked text for memorization: min-k (Min-K%% Prob), "
+                            "continuation, or memorization (both) (hf-chat, openai-compatible)")
+    probe_rows: int = option(0, "probe N of the run's rows, drawn as --sample draws them (0: every row it scored)",
+                             omit_default=True)
 
 
 # The dates a window, a cutoff or a cutoffs entry may name: Reddit's posts carry Unix seconds, and a
@@ -216,8 +236,12 @@ def check_live(live: LiveFields, name: Callable[[str], str] = str) -> None:
             utc_seconds(live.posted_after) >= utc_seconds(live.posted_before):
         raise ConfigError(f"{name('posted_after')} ({live.posted_after}) must come before "
                           f"{name('posted_before')} ({live.posted_before})")
-    if live.probe not in PROBES:
-        raise ConfigError(f"{name('probe')}: unknown probe '{live.probe}' (known: {', '.join(p for p in PROBES if p)})")
+    try:
+        probe_kinds(live.probe)
+    except ValueError as exc:
+        raise ConfigError(f"{name('probe')}: {exc}") from None
+    if live.probe_rows and not probe_kinds(live.probe):
+        raise ConfigError(f"{name('probe_rows')}: there is no probe to run on them (give --probe)")
     if live.cutoff_min_rows < 1:
         raise ConfigError(f"{name('cutoff_min_rows')}: must be at least 1")
 
@@ -290,7 +314,8 @@ RANGES: dict[str, dict[str, tuple[float | None, float | None]]] = {
     "orchestrate": {"shard_lines": (1, None), "workers": (0, None), "in_process_below_mb": (0, None)},
     "evaluate": {"concurrency": (0, None), "timeout": (0.001, None), "max_retries": (0, None), "backoff": (0, None),
                  "temperature": (0, 2), "max_tokens": (0, None), "seed": (0, None), "context_words": (1, None),
-                 "top_k": (1, None), "batch_size": (1, None), "bootstrap": (0, None), "cutoff_min_rows": (1, None)},
+                 "top_k": (1, None), "batch_size": (1, None), "bootstrap": (0, None), "cutoff_min_rows": (1, None),
+                 "sample": (0, None), "probe_rows": (0, None)},
 }
 
 
