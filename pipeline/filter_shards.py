@@ -23,7 +23,7 @@ from filters.candidates import NO_DISCLOSURE, DisclosureCandidates
 from filters.dedupe import NEAR_SIGNATURES, dedupe_filters, split_chain
 from filters.duplicate_index import KEYS, KEYS_FILE
 from filters.near_index import BANDS_FILE, write_bands
-from filters.reddit import filters_from_config
+from filters.chain import filters_from_config
 from filters.takedown import TakedownFilter
 from pipeline.results import FilterResult
 from pipeline.shards import Shard, shard_records
@@ -40,19 +40,19 @@ SCRUB_BATCH = 256  # posts per PII-scrubbing batch (the name detector tags a bat
 
 
 def filter_chain(recipe: Recipe) -> tuple[list[Filter], list[Filter]]:
-    """(stateless, stateful) filters of the build, cheapest and most selective first (see
-    filters.reddit.filters_from_config): the disclosure prefilter right after the field checks."""
+    """(stateless, stateful) filters of the build, in the recipe's order (filters/chain.py): the
+    disclosure prefilter where the chain says `disclosure`."""
     candidates = DisclosureCandidates(Prefilter(maskable_terms()).selects)
     stateless, stateful = split_chain(filters_from_config(recipe.filters, selective=[candidates]))
     return [TakedownFilter(), *stateless], stateful  # what the read took out, counted before anything else
 
 
-def _scrubber(filters: Any) -> Scrubber:
+def _scrubber(privacy: Any) -> Scrubber:
     """Presidio is imported here, on the worker that filters, not by every process that wires a
     build (it would lengthen the flow process's start-up)."""
     from privacy.scrubber import Scrubber
 
-    return Scrubber.from_config(filters)
+    return Scrubber.from_config(privacy)
 
 
 def scrubbed(posts: Iterator[RawPost], scrubber: Scrubber | None) -> Iterator[RawPost]:
@@ -129,7 +129,7 @@ class FilterStep(Step[Shard, FilterResult]):
         super().setup(recipe)
         self.stateless, stateful = filter_chain(recipe)
         self.dup, self.near = dedupe_filters(stateful)
-        self.scrubber = _scrubber(recipe.filters) if recipe.filters.scrub_pii else None
+        self.scrubber = _scrubber(recipe.privacy) if recipe.privacy.scrub_pii else None
 
     def teardown(self) -> None:
         """Drop the filters' language model (reloaded if this process filters again): a worker

@@ -15,7 +15,7 @@ from schemas.config import Recipe
 from warehouse.releases.integrity import ReleaseChanged, read_manifest
 from warehouse.layout import RunPaths, Warehouse
 from warehouse.releases.manifest import run_fields
-from warehouse.releases.publish import PublishError, ensure_registered, publish_release
+from warehouse.releases.publish import Checks, PublishError, ensure_registered, publish_release
 from warehouse.releases.release import Release
 from warehouse.ledgers.takedowns import TakedownLedger
 
@@ -72,6 +72,6 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: 
         honoured = {"takedowns": {"ledger_version": state["version"], "ledger_sha256": state["sha256"]}}
     fields = run_fields(run_id, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
                         stage_fields(recipe), {**review, **honoured, **(extra or {})})
-    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run), gate=gate,
-                              taken_down=TakedownLedger(wh.root).current().posts)
+    checks = Checks(prescan_files(run), gate, TakedownLedger(wh.root).current().posts)
+    release = publish_release(Path(assembled.examples), wh, recipe, fields, checks=checks)
     return Published(release.dataset, release.version, str(release.path), str(release.manifest_path))

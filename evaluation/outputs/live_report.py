@@ -13,18 +13,25 @@ def _num(value: float | None, fmt: str = "{:.4f}") -> str:
     return "-" if value is None else fmt.format(value)
 
 
-def window_line(config: dict[str, Any]) -> str:
+def window_line(config: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
+    """The window asked for and, when the run answered fewer rows than it held, what its rows span."""
     w = config.get("window")
     sample = f" {sample_text(config['sample'], 'scored')}" if config.get("sample") else ""
     if not w:
-        return "Every row of the split, whenever it was posted." + sample
-    span = " and ".join(s for s in (f"at or after {w['posted_after']}" if w.get("posted_after") else "",
-                                    f"before {w['posted_before']}" if w.get("posted_before") else "") if s)
-    return f"Rows posted {span} (UTC): {config.get('window_rows', '?')} of the split." + sample
+        line = "Every row of the split, whenever it was posted."
+    else:
+        asked = " and ".join(s for s in (f"at or after {w['posted_after']}" if w.get("posted_after") else "",
+                                         f"before {w['posted_before']}" if w.get("posted_before") else "") if s)
+        line = f"Rows posted {asked} (UTC): {config.get('window_rows', '?')} of the split."
+    span, rows, held = (analysis or {}).get("span"), (analysis or {}).get("rows"), config.get("window_rows")
+    if span and rows is not None and held is not None and rows < held:
+        line += f" The run scored {rows} of them, posted {span['first']} to {span['last']}."
+    return line + sample
 
 
 def sample_text(sample: dict[str, Any], verb: str) -> str:
-    """`A sample was scored: 40 rows drawn (seed 0) of before 2024-02-01 2024-01 20 of 61, ...`."""
+    """`A sample was scored: 40 rows drawn at random (seed 0; 40 asked), spread over both sides of the cutoff
+    and the months (before 2024-01: 20 of 61, after 2024-02: 20 of 33).`"""
     strata = ", ".join(f"{(s['side'] + ' ') if s['side'] else ''}{s['month']}: {s['drawn']} of {s['rows']}"
                        for s in sample["strata"])
     return (f"A sample was {verb}: {sample['drawn']} rows drawn at random (seed {sample['seed']}; {sample['rows']} "

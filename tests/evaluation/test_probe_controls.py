@@ -15,7 +15,7 @@ from evaluation.live.probe_time import FIRST_ROWS, probe_order
 from evaluation.live.window import iso
 from evaluation.outputs.report import write_report
 from evaluation.predictors.base import PredictorOptions
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import derive_numbers, read_run_predictions
 from schemas.config import PROBE_KINDS, LiveFields, probe_kinds
 from tests.evaluation.conftest import read_run_file
@@ -143,8 +143,9 @@ def test_probe_rows_probes_a_sample_of_both_sides_and_the_report_says_how_to_rea
     cut = T0 + 24
     live = LiveFields(probe="continuation", probe_rows=6, cutoff=iso(cut), cutoff_min_rows=3)
     with FakeOpenAIServer() as server:
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", bootstrap=100, live=live,
-                               options=PredictorOptions(model="m-probe-rows", base_url=server.base_url, seed=4))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", bootstrap=100, live=live,
+            options=PredictorOptions(model="m-probe-rows", base_url=server.base_url, seed=4)))
         scored = len(server.requests)
         first = probe_run(wh, run.path)
         again = probe_run(wh, run.path)  # the same seed: the same rows, their continuations from the cache

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evaluation.live.window import iso
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from flows.cli import main
 from schemas.config import LiveFields, utc_seconds
@@ -39,8 +39,8 @@ def scored(release: dict, limit: int | None = None, seed: int = 0, **live) -> tu
     """The rows a most-frequent run scored, and its config."""
     from evaluation.predictors.base import PredictorOptions
 
-    run = evaluate_release(Warehouse.at(release["warehouse"]), release["release"], "test", "most-frequent",
-                           limit=limit, bootstrap=0, options=PredictorOptions(seed=seed), live=LiveFields(**live))
+    run = evaluate_release(Warehouse.at(release["warehouse"]), release["release"], EvalRequest(
+        "most-frequent", limit=limit, bootstrap=0, options=PredictorOptions(seed=seed), live=LiveFields(**live)))
     return list(read_run_predictions(run.path)), read_run_file(run.path, "config.json")
 
 

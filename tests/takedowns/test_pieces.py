@@ -16,7 +16,7 @@ from common.matching.fingerprints import MIN_WORDS, TextFinder, fingerprint
 from common.matching.takedowns import TakedownMatcher
 from takedowns.files import file_hits
 from warehouse.layout import Warehouse
-from warehouse.releases.publish import GateFailed, publish_release
+from warehouse.releases.publish import Checks, GateFailed, publish_release
 
 TEXT = ("Honestly I have been so tired since the move and my sister keeps calling about the rent "
         "every single evening, I feel so guilty about it.")
@@ -29,9 +29,9 @@ def test_the_publisher_refuses_a_release_holding_a_taken_down_post_even_without_
             sink.write(Example(f"p{i}", 0, "sub", 0, "I feel sad", "I feel <mask>", ["sad"], ["sad"], ["f1"]).to_row())
     recipe = replace(Recipe(), gate=GateConfig(enabled=False))
     with pytest.raises(GateFailed, match="1 rows hold 1 taken-down posts"):
-        publish_release(tmp_path / "ex.parquet", wh, recipe, {}, taken_down={"p3"})
+        publish_release(tmp_path / "ex.parquet", wh, recipe, {}, checks=Checks(taken_down={"p3"}))
     assert wh.versions("express") == [] and not list(wh.dataset_dir("express").glob(".tmp-*"))
-    assert publish_release(tmp_path / "ex.parquet", wh, recipe, {}, taken_down={"p9"}).version == "v1"
+    assert publish_release(tmp_path / "ex.parquet", wh, recipe, {}, checks=Checks(taken_down={"p9"})).version == "v1"
 
 
 def test_a_change_of_several_files_interrupted_half_way_is_finished_later(tmp_path):

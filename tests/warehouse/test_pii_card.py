@@ -2,6 +2,8 @@
 import json
 from dataclasses import replace
 
+import pytest
+
 from common.parquet import ParquetSink
 from schemas.config import Recipe
 from schemas.records import EXAMPLES, Example
@@ -34,8 +36,10 @@ def test_card_and_croissant_name_the_scrubbed_kinds_the_placeholders_and_the_gat
     assert croissant["rai:personalSensitiveInformation"] == section.strip()
 
 
-def test_a_kind_switched_off_is_not_claimed():
-    manifest = {"config": {"filters": {"scrub_urls": False, "scrub_names": False}}}
+@pytest.mark.parametrize("section", ["privacy", "filters"], ids=["privacy", "older-release"])
+def test_a_kind_switched_off_is_not_claimed(section):
+    """[privacy] of a release, or [filters] of a release older code published (the switches' old place)."""
+    manifest = {"config": {section: {"scrub_urls": False, "scrub_names": False}}}
     said = pii_statement(manifest)
     assert "[URL]" not in said and "[NAME]" not in said and "[EMAIL]" in said and "were not scrubbed" in said
-    assert "switched off" in pii_statement({"config": {"filters": {"scrub_pii": False}}})
+    assert "switched off" in pii_statement({"config": {section: {"scrub_pii": False}}})

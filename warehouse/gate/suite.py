@@ -252,25 +252,25 @@ def run_gate(
     out_dir: Path,
     vocabulary: Vocabulary | None = None,
     parent: tuple[str, Counter[str]] | None = None,
-    data_docs: bool = True,
     pii_kinds: tuple[str, ...] | None = None,
     pii_prescans: Sequence[Path] = (),
 ) -> GateResult:
-    """Validate the split files; write GX results (and Data Docs) under out_dir; never raises on failure."""
+    """Validate the split files; write GX results (and Data Docs, as `cfg.data_docs` says) under
+    out_dir; never raises on failure."""
     vocab = vocabulary or default_vocabulary()
     suites = load_suites()
     pii = GatePii(pii_check(), pii_kinds, files, pii_prescans)  # the kinds the recipe scrubbed (None = all)
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, GatePaths(out_dir).spill, cfg.chunk_mb, pii)
     try:
-        return _validate(tables, cfg, out_dir, vocab, suites, pii, parent, data_docs)
+        return _validate(tables, cfg, out_dir, vocab, suites, pii, parent)
     finally:
         tables.close()
         shutil.rmtree(GatePaths(out_dir).spill, ignore_errors=True)
 
 
 def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabulary, suites: list[dict[str, Any]],
-              pii: GatePii, parent: tuple[str, Counter[str]] | None, data_docs: bool) -> GateResult:
+              pii: GatePii, parent: tuple[str, Counter[str]] | None) -> GateResult:
     params = {"min_text_chars": cfg.min_text_chars, "max_text_chars": cfg.max_text_chars,
               "max_label_share": cfg.max_label_share, "max_js_divergence": cfg.max_js_divergence,
               "vocabulary": sorted(vocab.labels)}
@@ -280,7 +280,7 @@ def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabul
         params["max_label_share"], params["max_js_divergence"] = 1.0, 1.0
         distribution = f"skipped: {n_masks} masks < min_masks_for_distribution {cfg.min_masks_for_distribution}"
     gate = GatePaths(out_dir)
-    docs = gate.data_docs_dir if data_docs else None
+    docs = gate.data_docs_dir if cfg.data_docs else None
     validated = gx_adapter.validate_tables(tables.chunks, tables.names(), suites, params, cfg.examples_per_failure,
                                            docs)
     drift = tables.small["drift"]["label_js_divergence"].iloc[0]

@@ -26,6 +26,7 @@ from typing import Any
 
 from common.batches import BatchFolder, now, record_from_json
 from common.errors import UserError
+from common.files import write_json
 from common.matching.reddit_ids import post_key
 from common.matching.takedowns import TakedownMatcher, author_key, keyed_hash
 from warehouse.layout import TakedownPaths, Warehouse
@@ -201,7 +202,7 @@ def takedown_state(wh: Warehouse) -> dict[str, Any] | None:
 def save_takedown_state(run_file: Path, state: dict[str, Any] | None) -> None:
     """Fix the ledger version a run honours (its `takedowns.json`), when anything was taken down."""
     if state is not None and not run_file.exists():
-        run_file.write_text(json.dumps(state, indent=2) + "\n")
+        write_json(run_file, state)
 
 
 def run_takedowns(run_file: Path) -> TakedownSet:
