@@ -7,10 +7,11 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Callable, TextIO
 
 
-def _clock(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """`12m05s`, `7s`: how progress lines say a time."""
     m, s = divmod(int(seconds + 0.5), 60)
     return f"{m}m{s:02d}s" if m else f"{s}s"
 
@@ -22,6 +23,7 @@ class Progress:
     unit: str = "rows"  # what `total` counts: "rows", or "shards" (whose records are counted apart)
     every: float = 10.0  # seconds between lines; 0: a line each time a unit is done
     stream: TextIO | None = None  # None: sys.stderr as it is when printing (tests swap it)
+    eta: Callable[[], float | None] | None = None  # seconds left, when the rows left are not all alike (None: unknown)
     done: int = 0
     skipped: int = 0  # shards finished before (a resumed build)
     records: int = 0
@@ -63,8 +65,9 @@ class Progress:
             skipped = f", {self.skipped} skipped (done before)" if self.skipped else ""
             return (f"[{self.label}] shards {self.done}/{self.total}{skipped}  records {self.records:,}  "
                     f"{self.rate:,.0f} records/s  {name}").rstrip()
-        left = (self.total - self.done) / self.rate if self.rate else 0.0
-        return f"[{self.label}] {self.done}/{self.total} rows  {self.rate:.2f} rows/s  ETA {_clock(left)}"
+        left = self.eta() if self.eta else (self.total - self.done) / self.rate if self.rate else 0.0
+        eta = "?" if left is None else duration(left)
+        return f"[{self.label}] {self.done}/{self.total} rows  {self.rate:.2f} rows/s  ETA {eta}"
 
     def _maybe_show(self) -> None:
         now = time.perf_counter()
@@ -73,5 +76,5 @@ class Progress:
             print(self.line(), file=self.stream or sys.stderr, flush=True)
 
     def close(self) -> None:
-        print(f"[{self.label}] {self.done} rows in {_clock(self.seconds)}  {self.rate:.2f} rows/s",
+        print(f"[{self.label}] {self.done} rows in {duration(self.seconds)}  {self.rate:.2f} rows/s",
               file=self.stream or sys.stderr, flush=True)

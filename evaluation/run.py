@@ -24,13 +24,14 @@ from typing import Any
 from common.files import write_json
 from common.versioning import code_version
 from evaluation.live.cutoffs import resolve_cutoff
+from evaluation.live.sample import draw_rows
 from evaluation.scoring.parsing import parse_answer
 from evaluation.predictors.base import Item, Prediction, PredictorOptions, TrainItem
 from common.progress import Progress
 from evaluation.predictors.registry import PredictorError, load, resolve, uses_prompts
 from evaluation.run_numbers import derive_numbers
 from evaluation.live.window import Window, check_window
-from schemas.config import LiveFields
+from schemas.config import LiveFields, utc_seconds
 from schemas.lexicon import Decomposition, data_versions, default_decomposition
 from warehouse.layout import Warehouse
 from warehouse.releases.release import Release
@@ -114,6 +115,10 @@ def evaluate_release(warehouse: Warehouse, version: str, request: EvalRequest = 
     window = Window.parse(live.posted_after, live.posted_before)
     in_window = check_window(release.split_file(split), window, f"{release.release_id} {split}")  # before any work
     cutoff = resolve_cutoff(opts.model, live.cutoff, live.cutoffs_file)
+    if live.sample and limit is not None:
+        raise ValueError("a run takes a sample or the first rows (a limit), not both")
+    sample = draw_rows(window.rows(release.rows(split)), live.sample, opts.seed,
+                       utc_seconds(cutoff["cutoff"]) if cutoff["cutoff"] else None) if live.sample else None
     ref = resolve(predictor)
     cls = load(ref)
     prompted = uses_prompts(cls)
@@ -127,11 +132,12 @@ def evaluate_release(warehouse: Warehouse, version: str, request: EvalRequest = 
         "predictor": predictor, "predictor_class": ref.target, "predictor_source": ref.source,
         "setting": opts.setting if prompted else "-", "prompt_variant": opts.prompt_variant if prompted else "-",
         "temperature": opts.temperature if prompted else None, "model": opts.model,
-        "limit": limit, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "limit": limit, "sample": sample.to_json() if sample else None,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "status": "running", "options": opts.public(), "code_version": code_version(),
         "decomposition_version": data_versions()["decomposition"]["version"],
         "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
-        "probe": live.probe or None, "bootstrap": request.bootstrap,
+        "probe": live.probe or None, "probe_rows": live.probe_rows or None, "bootstrap": request.bootstrap,
     }
     write_json(paths.config, config)
     usage: Counter[str] = Counter()
@@ -141,10 +147,12 @@ def evaluate_release(warehouse: Warehouse, version: str, request: EvalRequest = 
         runner = cls(opts)
         if callable(getattr(runner, "fit", None)):
             runner.fit(train_items(release))
-        progress = Progress("evaluate", min(in_window, limit if limit is not None else 1 << 62))
+        rows_asked = sample.drawn if sample else min(in_window, limit if limit is not None else 1 << 62)
+        progress = Progress("evaluate", rows_asked)
         if hasattr(runner, "progress"):
             runner.progress = progress  # ticks per row; others advance per batch
-        rows = islice(window.rows(release.rows(split)), limit)
+        rows = window.rows(release.rows(split))
+        rows = sample.rows(rows) if sample else islice(rows, limit)
         with open(paths.predictions, "w", encoding="utf-8") as fh:
             for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
                 items = [Item.from_row(r) for r in batch]  # all the predictor sees of this batch

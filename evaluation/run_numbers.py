@@ -24,13 +24,13 @@ from evaluation.live.memorization import summarise
 from evaluation.scoring.metrics import aggregate
 from evaluation.scoring.slices import month_scores, score_rows, span, window_scores
 from evaluation.live.timesplit import cutoff_split
-from schemas.config import LiveFields, utc_seconds
+from schemas.config import LiveFields, probe_kinds, utc_seconds
 from schemas.lexicon import Decomposition, default_decomposition
 from warehouse.layout import EvaluationPaths
 
 # Measured while the run was answered, not derivable from its stored rows
 KEPT = ("usage_new_tokens", "answers_from_cache", "request_errors", "throughput")
-PROBE_FACTS = ("probe", "settings", "model", "min_k_unavailable")  # how the probe ran
+PROBE_FACTS = ("probe", "settings", "model", "min_k_unavailable", "sample", "timing")  # how the probe ran
 TAKEN_DOWN = "rows of posts taken down (docs/takedowns.md)"
 
 
@@ -123,7 +123,7 @@ def derive_numbers(run_dir: str | Path, dec: Decomposition | None = None, *, kep
     if kept.get("probe"):
         facts = kept["probe"]
         analysis["probe"] = {**facts, **summarise(list(read_rows(paths.probe)), facts["settings"]["overlap_words"],
-                                                  cutoff, min_rows)}
+                                                  cutoff, min_rows, probe_kinds(facts["probe"]), samples, seed)}
     write_json(paths.analysis, analysis)
     if removal is not None:
         write_json(paths.config, record_removal(config, removal, read_json(paths.metrics), metrics))

@@ -204,7 +204,21 @@ class PredictorFields:
                                       "(default: TF-IDF)")
 
 
-PROBES = ("", "memorization")
+# The memorization probes (docs/live.md): Min-K% Prob and the continuation probe; "memorization" is both.
+PROBE_KINDS = ("min-k", "continuation")
+BOTH_PROBES = "memorization"
+
+
+def probe_kinds(probe: str) -> tuple[str, ...]:
+    """The probes a `--probe` value asks for, in PROBE_KINDS order: "min-k", "continuation", both
+    ("memorization", or the two comma-separated), or none (""); ValueError for any other name."""
+    if probe.strip() == BOTH_PROBES:
+        return PROBE_KINDS
+    asked = {p.strip() for p in probe.split(",") if p.strip()}
+    unknown = sorted(asked - set(PROBE_KINDS))
+    if unknown:
+        raise ValueError(f"unknown probe '{unknown[0]}' (known: {', '.join(PROBE_KINDS)}, or {BOTH_PROBES} for both)")
+    return tuple(k for k in PROBE_KINDS if k in asked)
 
 
 @dataclass(frozen=True)
@@ -220,8 +234,13 @@ class LiveFields:
                                    "evaluation/data/cutoffs.toml", flag="--cutoffs")
     cutoff_min_rows: int = option(20, "rows each side of the cutoff needs before their difference is told",
                                   bounds=(1, None))
-    probe: str = option("", "memorization: after scoring, Min-K%% Prob and a continuation probe on each row's "
-                            "unmasked text (hf-chat, openai-compatible)")
+    sample: int = option(0, "score N rows drawn at random (seeded by --seed), spread evenly over both sides of the "
+                            "cutoff and the window's months (0: every row; --limit takes the first N instead)",
+                         bounds=(0, None), omit_default=True)
+    probe: str = option("", "after scoring, probe each row's unmasked text for memorization: min-k (Min-K%% Prob), "
+                            "continuation, or memorization (both) (hf-chat, openai-compatible)")
+    probe_rows: int = option(0, "probe N of the run's rows, drawn as --sample draws them (0: every row it scored)",
+                             bounds=(0, None), omit_default=True)
 
 
 # The dates a window, a cutoff or a cutoffs entry may name: Reddit's posts carry Unix seconds, and a
@@ -255,8 +274,12 @@ def check_live(live: LiveFields, name: Callable[[str], str] = str) -> None:
             utc_seconds(live.posted_after) >= utc_seconds(live.posted_before):
         raise ConfigError(f"{name('posted_after')} ({live.posted_after}) must come before "
                           f"{name('posted_before')} ({live.posted_before})")
-    if live.probe not in PROBES:
-        raise ConfigError(f"{name('probe')}: unknown probe '{live.probe}' (known: {', '.join(p for p in PROBES if p)})")
+    try:
+        probe_kinds(live.probe)
+    except ValueError as exc:
+        raise ConfigError(f"{name('probe')}: {exc}") from None
+    if live.probe_rows and not probe_kinds(live.probe):
+        raise ConfigError(f"{name('probe_rows')}: there is no probe to run on them (give --probe)")
     if live.cutoff_min_rows < 1:
         raise ConfigError(f"{name('cutoff_min_rows')}: must be at least 1")
 

@@ -29,12 +29,14 @@ class _Cached:
     def __init__(self, identity: str, cache_dir: str) -> None:
         self.identity = identity
         self.cache = ResponseCache(cache_dir) if cache_dir else None
+        self.computed = 0  # answers asked of the model, not read from the cache (the probe's clock counts them)
 
     def cached(self, messages: list[dict[str, str]], params: dict[str, Any], compute: Any) -> dict[str, Any]:
         key = cache_key(self.identity, messages, params)
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is None:
             hit = compute()
+            self.computed += 1
             if self.cache is not None:
                 self.cache.put(key, hit)
         return hit

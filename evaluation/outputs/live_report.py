@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from common.progress import duration
 from evaluation.live.timesplit import METRICS
+from schemas.config import BOTH_PROBES, probe_kinds
 
 
 def _num(value: float | None, fmt: str = "{:.4f}") -> str:
@@ -14,6 +16,7 @@ def _num(value: float | None, fmt: str = "{:.4f}") -> str:
 def window_line(config: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
     """The window asked for and, when the run answered fewer rows than it held, what its rows span."""
     w = config.get("window")
+    sample = f" {sample_text(config['sample'], 'scored')}" if config.get("sample") else ""
     if not w:
         line = "Every row of the split, whenever it was posted."
     else:
@@ -23,7 +26,17 @@ def window_line(config: dict[str, Any], analysis: dict[str, Any] | None = None) 
     span, rows, held = (analysis or {}).get("span"), (analysis or {}).get("rows"), config.get("window_rows")
     if span and rows is not None and held is not None and rows < held:
         line += f" The run scored {rows} of them, posted {span['first']} to {span['last']}."
-    return line
+    return line + sample
+
+
+def sample_text(sample: dict[str, Any], verb: str) -> str:
+    """`A sample was scored: 40 rows drawn at random (seed 0; 40 asked), spread over both sides of the cutoff
+    and the months (before 2024-01: 20 of 61, after 2024-02: 20 of 33).`"""
+    strata = ", ".join(f"{(s['side'] + ' ') if s['side'] else ''}{s['month']}: {s['drawn']} of {s['rows']}"
+                       for s in sample["strata"])
+    return (f"A sample was {verb}: {sample['drawn']} rows drawn at random (seed {sample['seed']}; {sample['rows']} "
+            f"asked), spread over " + ("both sides of the cutoff and " if sample.get("cutoff") else "")
+            + f"the months ({strata}).")
 
 
 def cutoff_lines(config: dict[str, Any], analysis: dict[str, Any]) -> list[str]:
@@ -59,11 +72,22 @@ def probe_lines(analysis: dict[str, Any]) -> list[str]:
         return []
     s = probe["settings"]
     overlap = f"overlap_{s['overlap_words']}"
+    kinds = probe_kinds(probe.get("probe") or BOTH_PROBES)
+    asked = [f"Min-K% Prob (k = {s['min_k_percent']:g} %) of each row's unmasked text" if "min-k" in kinds else "",
+             "a continuation probe (the first half shown, the answer compared with the true second half: the longest "
+             f"common run of words, the share of the answer's {s['overlap_words']}-word runs found in it)"
+             if "continuation" in kinds else ""]
+    said = " and ".join(a for a in asked if a)
     lines = ["", "## Memorization probe", "",
-             f"Min-K% Prob (k = {s['min_k_percent']:g} %) of each row's unmasked text, and a continuation probe "
-             f"(the first half shown, the answer compared with the true second half: the longest common run of words, "
-             f"the share of the answer's {s['overlap_words']}-word runs found in it). Probe settings {s['version']}; "
+             f"{said[0].upper()}{said[1:]}. Probe settings {s['version']}; "
              "a low score proves nothing (docs/live.md)."]
+    if probe.get("sample"):
+        lines += ["", sample_text(probe["sample"], "probed")]
+    timing = probe.get("timing") or {}
+    if timing.get("first_estimate"):
+        first = timing["first_estimate"]
+        lines += ["", f"The probe took {duration(timing['seconds'])} for {timing['rows']} rows; after its first "
+                      f"{first['after_rows']} it estimated {duration(first['estimate_seconds'])}."]
     if probe.get("min_k_unavailable"):
         lines += ["", f"Min-K% Prob not computed: {probe['min_k_unavailable']}."]
     groups = [("all rows", probe["all"])]
@@ -76,7 +100,22 @@ def probe_lines(analysis: dict[str, Any]) -> list[str]:
               f"{_num(g[overlap], '{:.3f}')} |" for name, g in groups]
     auc = probe.get("min_k_auc")
     if auc:
+        low_high = auc.get("interval")
+        interval = f", 95 % interval {low_high[0]:.3f} to {low_high[1]:.3f}" if low_high else ""
         lines += ["", f"AUC of Min-K% Prob for telling rows posted before the cutoff from rows after it: "
                       f"{_num(auc['auc'], '{:.3f}')}" + (f" ({auc['note']})" if auc.get("note") else
-                                                          f" ({auc['before']} before, {auc['after']} after)")]
-    return lines
+                                                          f" ({auc['before']} before, {auc['after']} after{interval})")]
+    return lines + ["", READING]
+
+
+READING = (
+    "**How to read it.** The AUC is the chance that a row posted before the cutoff has a higher Min-K% Prob (looks "
+    "more familiar to the model) than a row posted after it: 0.5 is chance, 1.0 a perfect split; its 95 % interval "
+    "resamples each side's rows (seeded). An interval wholly above 0.5 says the model finds the posts it could have "
+    "read more familiar: what memorization would look like, not proof of it, since the months also differ in topic, "
+    "style and length, which move Min-K% without any memory; compare models with other cutoffs on the same rows and "
+    "read it beside the before/after scores. Below 0.5, the later posts look more familiar: a change in the text, not "
+    "memory. An interval that spans 0.5 says these rows cannot tell, and a value near 0.5 does not show the posts "
+    "were unread: both probes find near-verbatim memory only, a small model keeps little of what it read, and on "
+    "posts of one kind such tests often do little better than chance. In the continuations, a long run of shared "
+    "words is the stronger sign; a few shared words are what common phrases give.")

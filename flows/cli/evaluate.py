@@ -90,6 +90,9 @@ def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
     check_live(LiveFields(**run["live"]),
                lambda key: flags[key] if given[key] is not None else f"{recipe.source_path} [evaluate] {key}")
     check_mode(values["answers"])
+    if run["live"]["sample"] and getattr(args, "limit", None) is not None:
+        where = "--sample" if given["sample"] is not None else f"{recipe.source_path} [evaluate] sample"
+        raise ValueError(f"{where} draws rows across the window and --limit takes the first ones: give one of them")
     if run["split"] == "train":
         raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
     return run, values
@@ -308,7 +311,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("evaluate", help="score a predictor on a published release and store the run",
                        formatter_class=NamesHelpFormatter)
     p.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
-    p.add_argument("--limit", type=whole_number(1), help="score the first N rows of the split")
+    p.add_argument("--limit", type=whole_number(1), help="score the first N rows of the split (in time order; "
+                                                          "--sample N draws them across it)")
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--no-report", action="store_true", help="do not write the Markdown report")
     add_option_flags(p)
@@ -323,7 +327,8 @@ def register(sub: Any) -> None:
     p.add_argument("--settings", required=True, help="comma-separated prompt settings: {settings}")
     p.add_argument("--temperatures", default="0", help="comma-separated sampling temperatures (default 0)")
     p.add_argument("--prompt-variants", help="comma-separated prompt variants (default: default): {variants}")
-    p.add_argument("--limit", type=whole_number(1), help="score the first N rows of the split")
+    p.add_argument("--limit", type=whole_number(1), help="score the first N rows of the split (in time order; "
+                                                          "--sample N draws them across it)")
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     add_option_flags(p, sweep=True)

@@ -209,7 +209,8 @@ def test_min_k_prob_of_hf_chat_and_the_llama_cpp_server_agree_and_rank_a_text_th
         ranked = sorted(rows, key=lambda post: rows[post]["min_k_prob"], reverse=True)
         assert ranked[0] == "probe0", (name, {p: r["min_k_prob"] for p, r in rows.items()})
         summary = read(runs[name]["path"], "analysis.json")["probe"]
-        assert summary["min_k_auc"] == {"auc": 1.0, "before": 1, "after": 2}
+        assert {k: summary["min_k_auc"][k] for k in ("auc", "before", "after", "interval")} == \
+            {"auc": 1.0, "before": 1, "after": 2, "interval": [1.0, 1.0]}  # one row before: every resample tells
         assert summary["before"]["min_k_prob"] > summary["after"]["min_k_prob"]
         report = read(runs[name]["path"], "report/report.md")
         assert "## Memorization probe" in report and "AUC of Min-K% Prob" in report and "1.000" in report

@@ -96,3 +96,36 @@ def test_sweep_refuses_what_it_cannot_vary(demo_build, capsys):
     assert "unknown prompt variant 'pirate'" in capsys.readouterr().err
     assert main([*base, "--predictor", "openai-compatible", "--model", "m", "--temperatures", "0,hot"]) == 2
     assert "'hot' is not a number" in capsys.readouterr().err
+
+
+def test_a_sampled_sweep_scores_the_same_rows_in_every_cell_on_both_sides_and_probes_a_sample_of_them(
+        sweep, capsys):
+    """The demo release's test rows span six days: a cutoff at their middle; the first 20 rows all fall
+    before it, a sample of 20 gives each side half; `--probe-rows 6` probes 3 of them on each side."""
+    import pyarrow.parquet as pq
+
+    from evaluation.live.window import iso
+
+    server, args, warehouse, rel = sweep
+    times = sorted(pq.read_table(Path(warehouse, *rel.split("/"), "data", "test-00000-of-00001.parquet"),
+                                 columns=["created_utc"]).column(0).to_pylist())
+    cut = times[len(times) // 2]
+    assert times[19] < cut  # `--limit 20` would score one side only
+    at = args.index("--limit")
+    flags = args[:at] + args[at + 2:] + [
+        "--base-url", server.base_url, "--settings", "zero-shot", "--prompt-variants", "default", "--sample", "20",
+        "--seed", "9", "--cutoff", iso(cut), "--probe", "continuation", "--probe-rows", "6", "--format", "json"]
+    sent = len(server.requests)
+    assert main(flags) == 0, capsys.readouterr().err
+    cells = json.loads(capsys.readouterr().out)
+    runs = [Path(warehouse, "evaluations", c["run"]) for c in cells]
+    rows = [[json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()] for run in runs]
+    assert len(runs) == 2 and [(p["post_id"], p["segment_index"]) for p in rows[0]] == \
+        [(p["post_id"], p["segment_index"]) for p in rows[1]]
+    before = sum(p["created_utc"] < cut for p in rows[0])
+    assert len(rows[0]) == 20 and min(before, 20 - before) >= 20 / 2 - 2
+    config = json.loads((runs[0] / "config.json").read_text())
+    assert config["sample"]["seed"] == 9 and sum(s["drawn"] for s in config["sample"]["strata"]) == 20
+    probed = [[json.loads(line) for line in (run / "probe.jsonl").read_text().splitlines()] for run in runs]
+    assert [len(p) for p in probed] == [6, 6] and sum(r["created_utc"] < cut for r in probed[0]) == 3
+    assert len(server.requests) - sent <= 2 * 20 + 6  # the second cell's continuations came from the cache
