@@ -235,6 +235,9 @@ class OrchestrateConfig:
     # the weekly rebuild first asks Reddit which posts of the latest release are gone and, when
     # any is, applies the takedowns after it (docs/takedowns.md); recorded only when on
     sync_takedowns: bool = field(default=False, metadata={"omit_default": True})
+    # the Prefect API the recipe's commands report to where PREFECT_API_URL names none
+    # (docs/runtime.md); where runs are recorded changes nothing they compute: never recorded itself
+    prefect_api_url: str = field(default="", metadata={"recorded": False})
 
 
 @dataclass(frozen=True)
@@ -256,7 +259,8 @@ class Recipe:
             value = getattr(self, f.name)
             if is_dataclass(value):
                 out[f.name] = {k.name: _plain(getattr(value, k.name)) for k in fields(value)
-                               if not (k.metadata.get("omit_default") and getattr(value, k.name) == k.default)}
+                               if k.metadata.get("recorded", True)
+                               and not (k.metadata.get("omit_default") and getattr(value, k.name) == k.default)}
         return out
 
 
@@ -367,6 +371,9 @@ def validate(recipe: Recipe, where: str) -> None:
     if not 0 < sg.group_tokens < sg.max_tokens or sg.half_window <= 0:
         raise ConfigError(f"{where} [segment]: need 0 < group_tokens < max_tokens and half_window > 0")
     check_live(recipe.evaluate, lambda key: f"{where} [evaluate] {key}")
+    api = recipe.orchestrate.prefect_api_url
+    if api and not api.startswith(("http://", "https://")):
+        raise ConfigError(f"{where} [orchestrate]: prefect_api_url must be an http(s) URL, got {api!r}")
 
 
 def load_recipe(path: str | Path | None) -> Recipe:
