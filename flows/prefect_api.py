@@ -135,7 +135,8 @@ class Server:
             stderr=subprocess.PIPE)
         os.close(theirs)
         self.said: deque[str] = deque(maxlen=20)  # the end of what the server wrote
-        threading.Thread(target=self._keep_output, name="api-output", daemon=True).start()
+        self._reader = threading.Thread(target=self._keep_output, name="api-output", daemon=True)
+        self._reader.start()
         atexit.register(self.stop)
 
     def _keep_output(self) -> None:
@@ -167,6 +168,7 @@ class Server:
                     told = True
                 time.sleep(0.1)
         self.stop()
+        self._reader.join(timeout=5)  # what it wrote last, read to its end
         last = next((line for line in reversed(self.said) if line.strip()), "")
         raise RuntimeError(f"the temporary Prefect API did not start within {wait} s (server exit code "
                            f"{self.proc.poll()}{f': {last}' if last else ''}); set PREFECT_API_URL to use a "

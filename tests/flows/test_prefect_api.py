@@ -73,6 +73,15 @@ def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch):
     assert prefect_tuning.server_app() == prefect_api.APP
 
 
+def test_a_server_that_does_not_start_is_one_error_naming_its_last_line():
+    """What the server wrote stays out of the command's output, but says why it did not start."""
+    from flows import prefect_api
+
+    server = prefect_api.Server("flows.no_such_module:create_app")
+    with pytest.raises(RuntimeError, match=r"did not start .*no_such_module.*set PREFECT_API_URL"):
+        server.wait()
+
+
 def test_both_server_apps_are_prefects_temporary_app():
     """What uvicorn's factories build: Prefect's app with its temporary-server options (public
     arguments, no private flags), wrapped by the quick-retry middleware when tuned."""
