@@ -19,13 +19,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from common.parquet import ParquetSink  # noqa: E402
-from evaluation.predictors import PredictorOptions  # noqa: E402
+from evaluation.predictors.base import PredictorOptions  # noqa: E402
 from evaluation.run import evaluate_release  # noqa: E402
 from schemas.config import recipe_from_dict  # noqa: E402
 from schemas.records import EXAMPLES  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
 from warehouse.layout import Warehouse  # noqa: E402
-from warehouse.publish import publish_release  # noqa: E402
+from warehouse.releases.publish import publish_release  # noqa: E402
 
 WORDS = ["happy", "guilty", "scared", "sad", "tired", "afraid", "anxious", "lonely", "angry", "grateful"]
 FILLER = "we talked about it for a long time and nothing changed at work or at home this year".split()
@@ -51,7 +51,7 @@ def synthetic_release(root: Path, n: int) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--examples", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--embedding-model", default="", help="also time few-shot-nearest with this embedding model")

@@ -123,7 +123,7 @@ def synthetic_posts(n: int, disclosing: float, seed: int = 7) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
     ap.add_argument("--dev", type=Path, default=DEFAULT_DEV if DEFAULT_DEV.exists() else FALLBACK_DEV)
     ap.add_argument("--posts", type=int, default=20000, help="synthetic posts")
     ap.add_argument("--disclosing", type=float, default=0.1, help="share of synthetic posts that disclose")

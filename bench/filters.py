@@ -372,7 +372,7 @@ def minhash_part(posts: int, repeat: int) -> dict[str, Any]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--posts", type=int, default=20000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--part", choices=["decode", "language", "minhash", "all"], default="all")

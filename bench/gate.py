@@ -28,10 +28,10 @@ from common.parquet import ParquetSink  # noqa: E402
 from schemas.config import GateConfig, Recipe  # noqa: E402
 from schemas.records import EXAMPLES  # noqa: E402
 from sources.synthetic import synthetic_examples  # noqa: E402
-from warehouse.gate import run_gate  # noqa: E402
-from warehouse.gx_adapter import import_gx  # noqa: E402
+from warehouse.gate.suite import run_gate  # noqa: E402
+from warehouse.gate.gx import import_gx  # noqa: E402
 from warehouse.layout import Warehouse  # noqa: E402
-from warehouse.publish import publish_release  # noqa: E402
+from warehouse.releases.publish import publish_release  # noqa: E402
 
 
 def _mb(n: float) -> float:
@@ -39,7 +39,7 @@ def _mb(n: float) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--examples", type=int, default=25_000)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--chunk-mb", type=float, default=GateConfig.chunk_mb)

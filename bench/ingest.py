@@ -28,7 +28,7 @@ from sources.join import SubmissionFlags, join_comments  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--posts", type=int, default=20000)
     ap.add_argument("--config", default="configs/dumps.toml")
     args = ap.parse_args()

@@ -189,7 +189,7 @@ def cost(posts: list[str]) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--external", default=str(SHARED / "external" / "pii_external.jsonl"))
     ap.add_argument("--dev", default=str(SHARED / "express-reference" / "segments_dev.jsonl"))
     ap.add_argument("--posts", type=int, default=2000, help="real-text posts for the cost (0: skip it)")

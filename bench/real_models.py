@@ -87,9 +87,9 @@ def real_text_release(dev: Path, root: Path) -> str:
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
     from common.parquet import ParquetSink
-    from warehouse.publish import publish_release
+    from warehouse.releases.publish import publish_release
 
-    from evaluation.parsing import parse_labels
+    from evaluation.scoring.parsing import parse_labels
 
     rows = [json.loads(line) for line in dev.read_text().splitlines() if line.strip()]
     path = root / "dev-examples.parquet"
@@ -111,14 +111,14 @@ def text_words(warehouse: Path, release: str, rows: int) -> list[int]:
     import pyarrow.parquet as pq
 
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     table = pq.read_table(Release.find(Warehouse.at(warehouse), release).split_file("test"), columns=["masked_text"])
     return [len(t.split()) for t in table.column("masked_text").to_pylist()[:rows]]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--posts", type=int, default=3600)
     ap.add_argument("--rows", type=int, default=200)
     ap.add_argument("--settings", default="zero-shot,few-shot-nearest", help="demo-release settings to run (\"\": none)")

@@ -112,7 +112,7 @@ def write_dump(directory: Path, spec: RealTextSpec) -> Path:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--posts", type=int, default=RealTextSpec.posts)
     ap.add_argument("--seed", type=int, default=RealTextSpec.seed)
     ap.add_argument("--month", default=RealTextSpec.month)

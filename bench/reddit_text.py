@@ -1,7 +1,7 @@
 """What reading Reddit's text does on the EXPRESS dev segments: each segment written as a dump line
 carries it (`&`, `<`, `>` HTML-escaped, so the editor's `&#x200B;` becomes `&amp;#x200B;`), read back
 by the reader (sources/reddit_text.py), extracted with the shipped model, and compared with EXPRESS
-as the report's "Against EXPRESS" section compares a release (warehouse/express_reference.py).
+as the report's "Against EXPRESS" section compares a release (warehouse/pages/express_reference.py).
 
 Three ways to settle the invisible characters that one decoding pass leaves: `kept` (the literal
 `&#x200B;` and `&nbsp;`, as EXPRESS's text has them), `gone` (the shipped table: zero-width ones
@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from extractors.disclosures import DisclosureExtractor  # noqa: E402
 from sources.reddit_json import post_from_json  # noqa: E402
 from sources.reddit_text import InvisibleCharacters, default_table  # noqa: E402
-from warehouse.express_reference import compare_with_express  # noqa: E402
-from warehouse.stats import ReleaseStats  # noqa: E402
+from warehouse.pages.express_reference import compare_with_express  # noqa: E402
+from warehouse.releases.stats import ReleaseStats  # noqa: E402
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
 ENTITIES = ("&amp;", "&lt;", "&gt;", "&quot;", "&#39;", "&#x200B;", "&nbsp;")
@@ -49,7 +49,7 @@ def stats_of(texts: list[str], found: list[list]) -> ReleaseStats:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, allow_abbrev=False)
     ap.add_argument("--dev", type=Path, default=DEV)
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.dev.read_text(encoding="utf-8").splitlines()]

@@ -32,7 +32,7 @@ from schemas.config import GateConfig, Recipe  # noqa: E402
 from schemas.records import DISCLOSURES, EXAMPLES  # noqa: E402
 from sources.synthetic import synthetic_examples  # noqa: E402
 from warehouse.layout import Warehouse  # noqa: E402
-from warehouse.publish import publish_release  # noqa: E402
+from warehouse.releases.publish import publish_release  # noqa: E402
 
 THRESHOLD = 0.558  # the shipped acceptance model's
 
@@ -85,7 +85,7 @@ def build(root: Path, n: int, gate: bool) -> Warehouse:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--examples", type=int, default=30_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--gate", action="store_true", help="publish with the quality gate (slower to set up; the "

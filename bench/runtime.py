@@ -95,7 +95,7 @@ def compare(path: str, piece: str, pairs: int, work: Path, env: dict[str, str]) 
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     ap.add_argument("--path", choices=("demo", "build30k", "build250k", "build1m", "train"), default="demo")
     ap.add_argument("--pieces", default="all",
                     help="comma-separated: a piece's name, 'all' (EXPRESS_PLAIN=1) or 'each' (every piece that acts on the path)")

@@ -320,7 +320,7 @@ def main() -> int:
         return _build_only(*sys.argv[2:])
     from schemas.config import OrchestrateConfig
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("--posts", type=int, default=1_000_000, help="the full size")
     ap.add_argument("--small", type=int, default=30_000, help="the small size (fixed cost = the line's intercept)")
     ap.add_argument("--tiny", type=int, default=1_000,

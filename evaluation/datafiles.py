@@ -10,6 +10,8 @@ from typing import Any
 
 from schemas.config import ConfigError
 
+DATA_DIR = Path(__file__).resolve().parent / "data"  # prompts, cutoffs, probe settings, the lm-eval helper
+
 
 def read_data_file(path: Path) -> tuple[dict[str, Any], str]:
     """(the file's tables, its sha256); a missing or unreadable file, or one without a version, is an error."""

@@ -6,7 +6,7 @@ answer, parsed, ranked answers, usage), metrics.json (the EXPRESS metrics, exact
 every number can be traced back to the answers that produced it. Examples stream in batches.
 
 The runner is the only code that reads the evaluated split's gold words: the predictor gets
-`Item`s (evaluation/predictors.py) and is fitted on the train split's `TrainItem`s only.
+`Item`s (evaluation/predictors/base.py) and is fitted on the train split's `TrainItem`s only.
 """
 from __future__ import annotations
 
@@ -21,22 +21,18 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from common.parquet import iter_rows
 from common.versioning import code_version
-from evaluation.analysis import analyse
-from evaluation.cutoffs import resolve_cutoff
-from evaluation.invalid import invalid_shapes
-from evaluation.metrics import aggregate, score_row
-from evaluation.parsing import parse_answer
-from evaluation.predictors import Item, Prediction, PredictorOptions, TrainItem
+from evaluation.live.cutoffs import resolve_cutoff
+from evaluation.scoring.parsing import parse_answer
+from evaluation.predictors.base import Item, Prediction, PredictorOptions, TrainItem
 from evaluation.progress import Progress
-from evaluation.registry import PredictorError, load, resolve, uses_prompts
-from evaluation.timesplit import cutoff_split
-from evaluation.window import Window, check_window
-from schemas.config import LiveFields, utc_seconds
+from evaluation.predictors.registry import PredictorError, load, resolve, uses_prompts
+from evaluation.run_numbers import derive_numbers
+from evaluation.live.window import Window, check_window
+from schemas.config import LiveFields
 from schemas.lexicon import Decomposition, data_versions, default_decomposition
-from warehouse.layout import EvaluationPaths, Warehouse
-from warehouse.publish import Release
+from warehouse.layout import Warehouse
+from warehouse.releases.release import Release
 
 BATCH = 32
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -64,45 +60,6 @@ def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[st
         yield batch
 
 
-def read_run_predictions(run_dir: str | Path) -> Iterator[dict[str, Any]]:
-    """A run's rows; the gold words are `surfaces` (runs stored before that call them `labels`)."""
-    with open(EvaluationPaths(Path(run_dir)).predictions, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                row = json.loads(line)
-                if "surfaces" not in row and "labels" in row:
-                    row["surfaces"] = row.pop("labels")
-                yield row
-
-
-def analyse_run(run_dir: str | Path, dec: Decomposition, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The extended measures, recomputed from a run's stored predictions."""
-    rows = ((r["surfaces"], r["parsed"], r.get("ranked")) for r in read_run_predictions(run_dir))
-    return analyse(rows, dec, bootstrap=bootstrap, seed=seed)
-
-
-def cutoff_analysis(run_dir: str | Path, dec: Decomposition, cutoff: str, min_rows: int, bootstrap: int = 1000,
-                    seed: int = 0) -> dict[str, Any]:
-    """Every metric before and after the run's cutoff, from its stored predictions."""
-    rows = ((r.get("created_utc"), score_row(r["surfaces"], r["parsed"], dec)) for r in read_run_predictions(run_dir))
-    return cutoff_split(rows, utc_seconds(cutoff), min_rows, bootstrap, seed)
-
-
-def rescore_run(run_dir: str | Path, dec: Decomposition | None = None) -> dict[str, Any]:
-    """Metrics and analysis recomputed from the stored predictions, once rows have left them (a
-    takedown): scored from the file as a run is. What the analysis says of the run itself (usage,
-    throughput, cache) is kept; the intervals are drawn as before (samples, seed)."""
-    out, dec = Path(run_dir), dec or default_decomposition()
-    metrics = aggregate(score_row(r["surfaces"], r["parsed"], dec) for r in read_run_predictions(out))
-    _write_json(EvaluationPaths(out).metrics, metrics)
-    old = json.loads(EvaluationPaths(out).analysis.read_text()) if EvaluationPaths(out).analysis.exists() else {}
-    drawn = old.get("intervals", {})
-    analysis = analyse_run(out, dec, bootstrap=drawn.get("samples", 1000), seed=drawn.get("seed", 0))
-    analysis["invalid_shapes"] = invalid_shapes(read_run_predictions(out))
-    _write_json(EvaluationPaths(out).analysis, {**old, **analysis})
-    return metrics
-
-
 def split_rows(release: Release, split: str) -> int:
     import pyarrow.parquet as pq
 
@@ -111,7 +68,7 @@ def split_rows(release: Release, split: str) -> int:
 
 def train_items(release: Release) -> Iterator[TrainItem]:
     """What fitting may read: the train split, with its gold words."""
-    return (TrainItem.from_row(r) for r in iter_rows(release.split_file("train")))
+    return (TrainItem.from_row(r) for r in release.rows("train"))
 
 
 def _as_predictions(out: Sequence[Any], n: int, name: str) -> list[Prediction]:
@@ -177,7 +134,7 @@ def evaluate_release(
         "status": "running", "options": opts.public(), "code_version": code_version(),
         "decomposition_version": data_versions()["decomposition"]["version"],
         "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
-        "probe": live.probe or None,
+        "probe": live.probe or None, "bootstrap": bootstrap,
     }
     _write_json(paths.config, config)
     usage: Counter[str] = Counter()
@@ -190,7 +147,7 @@ def evaluate_release(
         progress = Progress(min(in_window, limit if limit is not None else 1 << 62))
         if hasattr(runner, "progress"):
             runner.progress = progress  # ticks per row; others advance per batch
-        rows = islice(window.rows(iter_rows(release.split_file(split))), limit)
+        rows = islice(window.rows(release.rows(split)), limit)
         with open(paths.predictions, "w", encoding="utf-8") as fh:
             for batch in _batches(rows, max(BATCH, 4 * opts.concurrency)):  # keep every worker busy
                 items = [Item.from_row(r) for r in batch]  # all the predictor sees of this batch
@@ -219,25 +176,21 @@ def evaluate_release(
             raise PredictorError(f"no answer came back: all {progress.done:,} requests of '{predictor}' failed "
                                  f"(the first: {first_error[0]}); the run is kept as failed in {out}")
     except BaseException as exc:
-        config.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:500])
+        # a stop (Ctrl-C, SIGTERM: as raised here, or as an orchestrator re-raises it) is no
+        # Exception; the answers it leaves are cached, so a rerun asks only for the rest
+        stopped = not isinstance(exc, Exception)
+        config.update(status="interrupted" if stopped else "failed", error=f"{type(exc).__name__}: {exc}"[:500])
         _write_json(paths.config, config)
         raise
-    # Scored from the stored file, as `express score` does: the two can never disagree.
-    metrics = aggregate(score_row(r["surfaces"], r["parsed"], dec) for r in read_run_predictions(out))
-    _write_json(paths.metrics, metrics)
-    analysis = analyse_run(out, dec, bootstrap=bootstrap, seed=opts.seed)
-    analysis["usage_new_tokens"] = dict(usage)
-    analysis["answers_from_cache"] = counts["cached"]
-    analysis["request_errors"] = counts["errors"]
-    analysis["invalid_shapes"] = invalid_shapes(read_run_predictions(out))
-    if cutoff["cutoff"]:
-        analysis["cutoff"] = cutoff_analysis(out, dec, cutoff["cutoff"], live.cutoff_min_rows, bootstrap, opts.seed)
     seconds = progress.seconds
-    analysis["throughput"] = {"seconds": round(seconds, 3), "rows_per_s": progress.done / seconds if seconds else 0.0,
-                              "new_completion_tokens_per_s": usage["completion_tokens"] / seconds if seconds else 0.0}
+    throughput = {"seconds": round(seconds, 3), "rows_per_s": progress.done / seconds if seconds else 0.0,
+                  "new_completion_tokens_per_s": usage["completion_tokens"] / seconds if seconds else 0.0}
     if seconds >= progress.every:  # a run long enough to have shown progress says how it ended
         progress.close()
-    _write_json(paths.analysis, analysis)
+    # Scored from the stored file, as `express score` does (the two can never disagree), and as a
+    # rescored run is (evaluation/run_numbers.py)
+    metrics = derive_numbers(out, dec, kept={"usage_new_tokens": dict(usage), "answers_from_cache": counts["cached"],
+                                             "request_errors": counts["errors"], "throughput": throughput})
     details = runner.describe() if callable(getattr(runner, "describe", None)) else {}
     config.update(status="complete", predictor_details=details,
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))

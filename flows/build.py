@@ -39,7 +39,7 @@ from sources.dumps import DumpError
 from sources.join import is_comment_input
 from sources.praw_source import Refused
 from warehouse.layout import RunPaths, Warehouse
-from warehouse.publish import PublishError
+from warehouse.releases.publish import PublishError
 
 
 def _retry_unless_it_cannot_heal(task: Any, task_run: Any, state: Any) -> bool:

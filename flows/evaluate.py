@@ -4,14 +4,14 @@ reported to Prefect as a flow when an API is configured (flows/reported.py).
 
 Only plain values are taken (they are a flow run's parameters): paths, ids, the predictor options
 and the run's window, cutoff and probe fields, never the API key, which the predictor reads from
-the environment. A probe runs only after every answer it could touch is stored (evaluation/probe.py)."""
+the environment. A probe runs only after every answer it could touch is stored (evaluation/live/probe.py)."""
 from __future__ import annotations
 
 from typing import Any
 
-from evaluation.predictors import PredictorOptions
-from evaluation.probe import probe_run
-from evaluation.report import write_report
+from evaluation.predictors.base import PredictorOptions
+from evaluation.live.probe import probe_run
+from evaluation.outputs.report import write_report
 from evaluation.run import evaluate_release
 from flows.reported import reported
 from schemas.config import LiveFields

@@ -17,8 +17,8 @@ from schemas.config import SourcesConfig
 from takedowns.apply import apply_takedowns
 from takedowns.sync import sync
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
-from warehouse.takedowns import TakedownSet
+from warehouse.releases.release import Release
+from warehouse.ledgers.takedowns import TakedownSet
 
 sync_task = task(sync, name="takedown-sync", cache_policy=NO_CACHE)
 

@@ -26,14 +26,12 @@ from filters.near_index import BANDS_FILE, write_bands
 from filters.reddit import filters_from_config
 from filters.takedown import TakedownFilter
 from pipeline.results import FilterResult
-from pipeline.shards import Shard, shard_lines
+from pipeline.shards import Shard, shard_records
 from pipeline.steps import Outputs, Step
 from schemas.config import Recipe
 from schemas.funnel import Funnel
 from schemas.records import QUARANTINE, RAW_POSTS, RawPost, quarantine_values
-from sources.dumps import parse_line
 from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_comments
-from warehouse.takedowns import run_takedowns
 
 if TYPE_CHECKING:
     from privacy.scrubber import Scrubber
@@ -46,14 +44,8 @@ def filter_chain(recipe: Recipe) -> tuple[list[Filter], list[Filter]]:
     """(stateless, stateful) filters of the build, cheapest and most selective first (see
     filters.reddit.filters_from_config): the disclosure prefilter right after the field checks."""
     candidates = DisclosureCandidates(Prefilter(maskable_terms()).selects)
-    return split_chain(filters_from_config(recipe.filters, selective=[candidates]))
-
-
-def honouring_takedowns(shard: Shard, chain: list[Filter]) -> list[Filter]:
-    """The chain with the takedown filter first when the shard's run honours takedowns: a
-    taken-down post is dropped before another filter could quarantine its text."""
-    taken = run_takedowns(shard.run.takedowns)
-    return [TakedownFilter(taken.posts, taken.author_matcher()), *chain] if taken else chain
+    stateless, stateful = split_chain(filters_from_config(recipe.filters, selective=[candidates]))
+    return [TakedownFilter(), *stateless], stateful  # what the read took out, counted before anything else
 
 
 def _scrubber(filters: Any) -> Scrubber:
@@ -166,11 +158,11 @@ class FilterStep(Step[Shard, FilterResult]):
         counts = {"unjoined_comments": 0}
         with open(out(s.path / NSFW_IDS), "w") as ids, ExitStack() as stack:
             keys = stack.enter_context(ParquetSink(out(s.path / KEYS_FILE), KEYS)) if dup else None
-            records = (parse_line(line, s.source_file, n, "dump") for n, line in shard_lines(s) if line.strip())
+            records = shard_records(s)
             records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)
             with ParquetSink(out(s.posts), RAW_POSTS) as posts, \
                  ParquetSink(out(s.quarantine("ingest")), QUARANTINE) as dropped:
-                kept = run_filters(records, honouring_takedowns(s, self.stateless), funnel,
+                kept = run_filters(records, self.stateless, funnel,
                                    lambda r, why: dropped.write_values(quarantine_values("ingest", r, why,
                                                                                          why != NO_DISCLOSURE)))
                 for post in scrubbed(kept, self.scrubber):

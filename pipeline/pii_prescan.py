@@ -1,6 +1,6 @@
 """The gate's structured PII scan of each extracted shard, ahead of publishing: run on the flow
 process while the workers extract (it idles then), so the gate looks up what it would scan
-(warehouse/gate_pii.py). Files: <run>/pii-prescan/<shard>.parquet, keyed by text digest."""
+(warehouse/gate/pii.py). Files: <run>/pii-prescan/<shard>.parquet, keyed by text digest."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,7 +45,7 @@ class PrescanStep(Step[Shard, PrescanResult]):
     def run(self, unit: Shard, out: Outputs, **params: Any) -> PrescanResult:
         if not self.kinds:
             return PrescanResult(unit.name, 0)
-        from warehouse.gate_pii import prescan  # Presidio: loaded here, not when the flow is wired
+        from warehouse.gate.pii import prescan  # Presidio: loaded here, not when the flow is wired
 
         table = pq.read_table(unit.examples, columns=self.columns)
         texts = (t for c in self.columns for t in table.column(c).to_pylist() if isinstance(t, str))

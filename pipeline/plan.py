@@ -18,7 +18,7 @@ from schemas.config import Recipe, check_number, override
 from sources.dumps import count_lines
 from sources.join import order_inputs
 from warehouse.layout import RunPaths, Warehouse
-from warehouse.takedowns import save_takedown_state, takedown_state
+from warehouse.ledgers.takedowns import save_takedown_state, takedown_state
 
 NO_INPUTS = ("no input dump{where}: give --input FILE (or a folder of dumps), --praw-query TERM, or a recipe "
              "with [sources] kind = \"praw\"")

@@ -12,19 +12,21 @@ from pipeline.results import AssembleResult, Published
 from pipeline.run import load_saved_recipe
 from review.build import run_review
 from schemas.config import Recipe
+from warehouse.releases.integrity import ReleaseChanged, read_manifest
 from warehouse.layout import RunPaths, Warehouse
-from warehouse.manifest import run_fields
-from warehouse.publish import PublishError, Release, ensure_registered, publish_release
-from warehouse.takedowns import TakedownLedger
+from warehouse.releases.manifest import run_fields
+from warehouse.releases.publish import PublishError, ensure_registered, publish_release
+from warehouse.releases.release import Release
+from warehouse.ledgers.takedowns import TakedownLedger
 
 
 def find_published(wh: Warehouse, run_id: str) -> Published | None:
     """The release a run already published."""
     for release in wh.releases():
         try:
-            m = json.loads(release.manifest.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
+            m = read_manifest(release.root)
+        except ReleaseChanged:
+            continue  # a damaged release is said by the commands that read it
         if m.get("run_id") == run_id:
             return Published(m["dataset"], m["version"], str(release.root), str(release.manifest), True)
     return None
@@ -50,7 +52,7 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: 
                 gate: Callable[..., Any] | None = None) -> Published:
     """Publish the assembled run unless a release of this run already exists; `extra` adds
     manifest fields (e.g. the parent release of an incremental rebuild); `gate` runs the quality
-    gate (warehouse/publish.py)."""
+    gate (warehouse/releases/publish.py)."""
     run_id = run.root.name
     existing = find_published(wh, run_id)
     if existing is not None:  # a kill may have landed before the catalog registration: ensure the views

@@ -20,8 +20,9 @@ from pipeline.steps import read_marker
 from review.build import review_state
 from schemas.config import Recipe
 from schemas.lexicon import data_versions
-from warehouse.layout import ReleasePaths, Warehouse
-from warehouse.takedowns import takedown_state
+from warehouse.releases.integrity import read_manifest
+from warehouse.layout import Warehouse
+from warehouse.ledgers.takedowns import takedown_state
 
 
 @dataclass
@@ -38,7 +39,7 @@ class RebuildPlan:
     relabel: list[str] = field(default_factory=list)
     message: str = ""
     review: dict[str, Any] | None = None  # the ledger state the run applies (review/build.py)
-    takedowns: dict[str, Any] | None = None  # the takedown ledger state it honours (warehouse/takedowns.py)
+    takedowns: dict[str, Any] | None = None  # the takedown ledger state it honours (warehouse/ledgers/takedowns.py)
 
 
 def input_hashes(wh: Warehouse, paths: list[str]) -> dict[str, str]:
@@ -62,7 +63,7 @@ def latest_manifest(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
     versions = wh.versions(dataset)
     if not versions:
         return None
-    return json.loads(ReleasePaths(wh.release_dir(dataset, versions[-1])).manifest.read_text())
+    return read_manifest(wh.release_dir(dataset, versions[-1]))
 
 
 def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any], review: dict[str, Any] | None = None) -> list[str]:

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from common.files import write_atomic
 from review.stats import release_review
+from warehouse.ledgers.exports import record_export
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
-from warehouse.report import docs_link_for, render_report
+from warehouse.releases.release import Release
+from warehouse.pages.report import docs_link_for, render_report
+from warehouse.ledgers.withdrawn import notice_card, notice_html
 
 
 def write_report(wh: Warehouse, release: str, out: str | Path | None = None) -> Path:
-    """The HTML data-quality page of `release` (VERSION or DATASET/VERSION); default path in the warehouse."""
+    """The HTML data-quality page of `release` (VERSION or DATASET/VERSION); default path in the
+    warehouse. A withdrawn release's page is its withdrawal notice: the report showed its rows."""
     rel = Release.find(wh, release)
     path = Path(out) if out else wh.report_path(rel.dataset, rel.version)
-    return render_report(rel, path, docs_link_for(rel, path), review=release_review(rel))
+    if (record := rel.withdrawn) is not None:
+        write_atomic(path, notice_html(rel.release_id, record).encode())
+    else:
+        render_report(rel, path, docs_link_for(rel, path), review=release_review(rel))
+    record_export(wh, path, "report", rel.release_id)
+    return path
 
 
 CARD_REPORT = "report.html"  # the data-quality report inside a card folder, which the card links
@@ -23,9 +32,17 @@ CARD_REPORT = "report.html"  # the data-quality report inside a card folder, whi
 def write_card(wh: Warehouse, release: str, out_dir: str | Path, url: str = "") -> dict[str, Path]:
     """A Hugging Face dataset folder of `release`: README.md card linking its data-quality report
     (report.html, self-contained, so it travels with the folder), data/*.parquet, croissant.json."""
-    from warehouse.card import export_card  # Hugging Face and Croissant: not loaded to write a report
+    from warehouse.pages.card import export_card  # Hugging Face and Croissant: not loaded to write a report
 
     rel = Release.find(wh, release)
+    out = Path(out_dir)
+    if (record := rel.withdrawn) is not None:  # the notice, no data: the card folder may already be on a hub
+        write_atomic(out / "README.md", notice_card(rel.release_id, record).encode())
+        write_atomic(out / CARD_REPORT, notice_html(rel.release_id, record).encode())
+        record_export(wh, out, "card", rel.release_id)
+        return {"readme": out / "README.md", "report": out / CARD_REPORT}
     review = release_review(rel)
-    report = render_report(rel, Path(out_dir) / CARD_REPORT, docs_link=None, review=review)
-    return {**export_card(rel, Path(out_dir), url=url, review=review, report=CARD_REPORT), "report": report}
+    report = render_report(rel, out / CARD_REPORT, docs_link=None, review=review)
+    written = {**export_card(rel, out, url=url, review=review, report=CARD_REPORT), "report": report}
+    record_export(wh, out, "card", rel.release_id)
+    return written

@@ -9,10 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sources.dumps import iter_lines
+from schemas.records import Malformed, RawPost
+from sources.dumps import iter_lines, parse_line
 from warehouse.layout import RunPaths
 
 SHARD_FILE = "lines.jsonl.zst"
+# What stands in a shard for a line the takedown ledger took out at read (or apply took out since):
+# one line still, so line numbers hold, with not a word of the post; the filter counts it as `takedown`.
+TAKEN_DOWN = b'{"express":"taken down"}'
 
 
 @dataclass(frozen=True)
@@ -98,3 +102,13 @@ def shard_lines(shard: Shard) -> Iterator[tuple[int, bytes]]:
         if k > shard.lines:
             break
         yield shard.first_line + k - 1, line
+
+
+def shard_records(shard: Shard) -> Iterator[RawPost | Malformed]:
+    """A shard's lines as records, in order (blank lines skipped): a taken-down line is a post
+    without an id or a word, where it was read."""
+    for n, line in shard_lines(shard):
+        if line == TAKEN_DOWN:
+            yield RawPost(id="", text="", source_file=shard.source_file, source_line=n)
+        elif line.strip():
+            yield parse_line(line, shard.source_file, n, "dump")

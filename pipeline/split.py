@@ -1,5 +1,9 @@
 """The split step: cut one input into shards of raw lines (decompress and split only, no parsing).
 
+It is where a build reads, so it honours the takedown ledger the run fixed before anything is
+written: a line whose post, author or text the ledger names becomes a tombstone line (only then are
+lines read one by one; pipeline/shards.py: TAKEN_DOWN).
+
 Each shard is listed by its own `split.done` marker as soon as it is written, so the build filters
 it while the rest of the input is still being split; the step's own marker
 (`<run>/shards/split-<stem>.done`) lists them all once the input is done.
@@ -8,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,9 +21,12 @@ import zstandard
 
 from common.checksums import sha256_file
 from pipeline.results import SplitResult
-from pipeline.shards import SHARD_FILE, Shard, shard_folder
+from common.takedown_matcher import TakedownMatcher
+from pipeline.shards import SHARD_FILE, TAKEN_DOWN, Shard, shard_folder
 from pipeline.steps import Outputs, Step, read_marker, tmp_name, write_marker
 from sources.dumps import DumpError, iter_blocks
+from warehouse.layout import RunPaths
+from warehouse.ledgers.takedowns import run_takedowns
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,28 @@ class _ShardFile:
         self._fh.close()
         os.replace(tmp_name(self.final), self.final)
         return self._sha.hexdigest()
+
+
+def _without_taken_down(chunk: bytes, matcher: TakedownMatcher) -> bytes:
+    lines = chunk.split(b"\n")
+    hits = [i for i, line in enumerate(lines) if matcher.line_hit(line)]
+    for i in hits:
+        lines[i] = TAKEN_DOWN
+    return b"\n".join(lines) if hits else chunk
+
+
+def honoured(blocks: Iterator[bytes], matcher: TakedownMatcher) -> Iterator[bytes]:
+    """The blocks of an input cut at line ends, each line the ledger takes down replaced by the
+    tombstone line (as many lines as before)."""
+    rest = b""
+    for block in blocks:
+        block = rest + block if rest else block
+        cut = block.rfind(b"\n") + 1
+        rest = block[cut:]
+        if cut:
+            yield _without_taken_down(block[:cut], matcher)
+    if rest:
+        yield _without_taken_down(rest, matcher)
 
 
 def _after_newlines(block: bytes, pos: int, wanted: int) -> tuple[int, int]:
@@ -106,6 +136,8 @@ class SplitStep(Step[InputFile, SplitResult]):
             current = None
 
         blocks = iter_blocks(unit.path)  # a missing file fails here, before any shard
+        if matcher := run_takedowns(RunPaths(unit.shards_dir.parent).takedowns).matcher():
+            blocks = honoured(blocks, matcher)
         try:
             for block in blocks:
                 pos, view = 0, memoryview(block)

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from common.checksums import sha256_file
+from common.takedown_matcher import id_mask
 from common.errors import UserError
 from pipeline.assemble import AssembleStep
 from pipeline.results import AssembleResult
@@ -29,8 +30,9 @@ from schemas.config import recipe_from_dict
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, TAKEDOWN
 from warehouse.layout import RunPaths, Warehouse
-from warehouse.publish import Release, taken_down_rows
-from warehouse.takedowns import TakedownSet, save_takedown_state, takedown_state, taken_down_mask
+from warehouse.releases.publish import taken_down_rows
+from warehouse.releases.release import Release
+from warehouse.ledgers.takedowns import TakedownSet, save_takedown_state, takedown_state
 
 # What a manifest says of how its rows were made: the new version's rows are the parent's
 INHERITED = ("code_version", "lexicon_version", "decomposition_version", "vocabulary_version",
@@ -129,7 +131,7 @@ def _write_without(files: Any, out: Path, schema: pa.Schema, posts: frozenset[st
         for path in files:
             for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536):
                 batch = pa.RecordBatch.from_arrays([batch.column(n) for n in schema.names], schema=schema)
-                mask = taken_down_mask(batch.column("post_id"), posts)
+                mask = id_mask(batch.column("post_id"), posts)
                 gone |= set(batch.column("post_id").filter(mask).to_pylist())
                 writer.write_batch(batch.filter(pc.invert(mask)))
     return gone

@@ -7,7 +7,11 @@ so every funnel still adds up and a later rebuild can reuse them.
 - a quarantine row of the post becomes a takedown row without id or text, and the step that
   dropped it counts it for takedown instead; a row holding its text under another id loses the text;
 - examples and disclosures lose its rows, and extraction counts it for takedown instead of kept;
-- its raw line in lines.jsonl.zst is blanked, and its id leaves nsfw-submissions.txt.
+- its raw line in lines.jsonl.zst becomes the tombstone a build writes at read (pipeline/shards.py:
+  TAKEN_DOWN), and its id leaves nsfw-submissions.txt.
+
+What is taken down is what the ledger's one matcher finds (common/takedown_matcher.py): a post by id,
+by author, or by its text (a repost under another id, resolved into the ledger by apply).
 
 A folder's files change together (common/files.py: commit_together), and a stamp names the
 takedowns it was rewritten for: a rerun after a kill finishes the job, a folder done is skipped.
@@ -17,7 +21,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,46 +31,19 @@ import zstandard
 
 from common.files import commit_together, staged
 from common.reddit_ids import post_key
-from pipeline.shards import SHARD_FILE
+from common.takedown_matcher import TakedownMatcher, hash_author
+from pipeline.shards import SHARD_FILE, TAKEN_DOWN
 from pipeline.steps import marker
 from schemas.records import QUARANTINE, TAKEDOWN, RawPost
 from sources.dumps import iter_lines, parse_line
-from warehouse.fingerprints import TextFinder
 from warehouse.layout import RunPaths
-from warehouse.takedowns import AuthorMatcher, TakedownSet, hash_author, taken_down_mask
 
 STAMP = "takedown.json"
 TAG = "takedown"
 NSFW_IDS = "nsfw-submissions.txt"
 QUARANTINES = {"quarantine-ingest.parquet": "filter", "quarantine-dedupe.parquet": "dedupe"}
 KEEP_IN_EMPTIED = ("source_file", "source_line")  # where the dropped line was: no word of it
-
-
-@dataclass(frozen=True)
-class Honour:
-    """What to take out: posts by id (as matched), posts by author, and text by fingerprint."""
-
-    posts: frozenset[str]
-    authors: AuthorMatcher | None = None
-    texts: TextFinder | None = None
-    digest: str = ""
-
-    @classmethod
-    def of(cls, taken: TakedownSet, more_posts: Iterable[str] = ()) -> "Honour":
-        return cls(taken.posts | frozenset(more_posts), taken.author_matcher(), taken.text_finder(), taken.digest)
-
-
-def _has_text(values: pa.ChunkedArray, texts: TextFinder | None) -> pa.Array:
-    if texts is None:
-        return pa.array([False] * len(values))
-    return pa.array([bool(v) and bool(texts.posts_in(v)) for v in values.to_pylist()])
-
-
-def _author_mask(authors: pa.ChunkedArray, matcher: AuthorMatcher | None) -> pa.Array:
-    if matcher is None:
-        return pa.array([False] * len(authors))
-    hit = [a for a in pc.unique(authors).to_pylist() if matcher(a)]
-    return pc.fill_null(pc.is_in(authors, value_set=pa.array(hit, pa.string())), False)
+TEXT_COLUMNS = ("text", "title", "selftext")
 
 
 def _blank(column: pa.ChunkedArray) -> pa.Scalar:
@@ -86,12 +62,12 @@ def _any(mask: Any) -> bool:
 Origin = dict[str, tuple[str | None, int | None]]  # post (as matched) -> its input file and line
 
 
-def empty_rows(path: Path, honour: Honour) -> tuple[pa.Table | None, Origin]:
+def empty_rows(path: Path, matcher: TakedownMatcher) -> tuple[pa.Table | None, Origin]:
     """posts.parquet with each taken-down post's row emptied in place (and another post's copy of
     a taken-down text blanked); where the posts it emptied were read. None when nothing changes."""
     t = pq.read_table(path)
-    mask = pc.or_(taken_down_mask(t["id"], honour.posts), _author_mask(t["author"], honour.authors))
-    copies = pc.and_(pc.invert(mask), _has_text(t["text"], honour.texts))
+    mask = pc.or_(matcher.id_mask(t["id"]), matcher.author_mask(t["author"]))
+    copies = pc.and_(pc.invert(mask), matcher.rows_hit(t.select([c for c in TEXT_COLUMNS if c in t.column_names])))
     if not (_any(mask) or _any(copies)):
         return None, {}
     hit = t.filter(mask)
@@ -101,18 +77,19 @@ def empty_rows(path: Path, honour: Honour) -> tuple[pa.Table | None, Origin]:
         col = t[name]
         if name not in KEEP_IN_EMPTIED:
             col = pc.if_else(mask, _blank(col), col)
-        if name in ("text", "title", "selftext"):
+        if name in TEXT_COLUMNS:
             col = pc.if_else(copies, pa.scalar("", col.type), col)
         columns.append(col)
     return pa.table(columns, schema=t.schema), ids
 
 
-def convert_quarantine(path: Path, honour: Honour) -> tuple[pa.Table | None, Counter[str]]:
+def convert_quarantine(path: Path, matcher: TakedownMatcher) -> tuple[pa.Table | None, Counter[str]]:
     """A quarantine file whose rows of taken-down posts are takedown rows without id or text, and
-    whose rows holding a taken-down text under another id lost it; the reasons moved to takedown."""
+    whose rows holding a taken-down text (or line) under another id lost it; the reasons moved to takedown."""
     t = pq.read_table(path)
-    mask = taken_down_mask(t["post_id"], honour.posts)
-    copies = pc.and_(pc.invert(mask), _has_text(t["raw"], honour.texts))
+    mask = matcher.id_mask(t["post_id"])
+    raw = [bool(v) and (matcher.line_hit(v.encode()) or matcher.text_hit(v)) for v in t["raw"].to_pylist()]
+    copies = pc.and_(pc.invert(mask), pa.array(raw, pa.bool_()))
     if not (_any(mask) or _any(copies)):
         return None, Counter()
     moved = Counter(t["reason"].filter(mask).to_pylist())
@@ -123,10 +100,10 @@ def convert_quarantine(path: Path, honour: Honour) -> tuple[pa.Table | None, Cou
     return pa.table(cols, schema=t.schema), moved
 
 
-def without_rows(path: Path, honour: Honour) -> tuple[pa.Table | None, set[str]]:
+def without_rows(path: Path, matcher: TakedownMatcher) -> tuple[pa.Table | None, set[str]]:
     """A table keyed by post_id without the rows of taken-down posts; those posts (as matched)."""
     t = pq.read_table(path)
-    mask = taken_down_mask(t["post_id"], honour.posts)
+    mask = matcher.id_mask(t["post_id"])
     if not _any(mask):
         return None, set()
     return t.filter(pc.invert(mask)), {post_key(p) for p in t["post_id"].filter(mask).to_pylist()}
@@ -146,41 +123,35 @@ def moved_to_takedown(funnel: dict[str, Any], moved: Counter[str], kept: int = 0
     return {**funnel, "kept": funnel["kept"] - kept, "dropped": dict(sorted((k, v) for k, v in dropped.items() if v))}
 
 
-def _blank_lines(path: Path, dest: Path, honour: Honour) -> set[str] | None:
-    """The shard's raw lines with each taken-down post's line left blank (line numbers hold), into
-    `dest`; the ids found. None when no line is one."""
-    def taken(line: bytes, n: int) -> str | None:
-        if not line.strip():
-            return None
-        if honour.authors is None and not any(p.encode() in line.lower() for p in honour.posts):
-            return None  # no id of ours in the line: not worth parsing
-        rec = parse_line(line, str(path), n, "dump")
-        if not isinstance(rec, RawPost):
-            return None
-        hit = post_key(rec.id) in honour.posts or (honour.authors is not None and honour.authors(rec.author))
-        return post_key(rec.id) if hit else None
-
-    found = {n: pid for n, line in iter_lines(path) if (pid := taken(line, n))}
+def _tombstoned(path: Path, dest: Path, matcher: TakedownMatcher) -> set[str] | None:
+    """The shard's raw lines with each taken-down line (a post, its author's, or one holding its text)
+    a tombstone, into `dest`; the ids of those lines' posts. None when no line is one."""
+    found: dict[int, str] = {}
+    for n, line in iter_lines(path):
+        if line != TAKEN_DOWN and matcher.line_hit(line):
+            rec = parse_line(line, str(path), n, "dump")
+            found[n] = post_key(rec.id) if isinstance(rec, RawPost) else ""
     if not found:
         return None
     writer = zstandard.ZstdCompressor(level=1).compressobj()
     with open(dest, "wb") as fh:
         for n, line in iter_lines(path):
-            fh.write(writer.compress((b"" if n in found else line) + b"\n"))
+            fh.write(writer.compress((TAKEN_DOWN if n in found else line) + b"\n"))
         fh.write(writer.flush())
-    return set(found.values())
+    return {pid for pid in found.values() if pid}
 
 
 class FolderScrub:
     """The new versions of one folder's files, staged beside them, then committed together."""
 
-    def __init__(self, folder: Path, honour: Honour):
-        self.folder, self.honour = folder, honour
+    def __init__(self, folder: Path, matcher: TakedownMatcher):
+        self.folder, self.matcher = folder, matcher
         self.changes: dict[Path, Path | None] = {}
         self.posts = 0  # taken-down posts whose rows left
 
     def write_table(self, path: Path, table: pa.Table | None) -> None:
         if table is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)  # a run published by apply has no quarantine folder
             pq.write_table(table, staged(path, TAG), compression="zstd")
             self.changes[path] = staged(path, TAG)
 
@@ -205,56 +176,55 @@ class FolderScrub:
         `stamp_unchanged`: a run's own tables are cheap to read again, a shard's lines are not)."""
         changed = bool(self.changes)
         if changed or stamp_unchanged:
-            self.write_json(self.folder / STAMP, {"digest": self.honour.digest})
+            self.write_json(self.folder / STAMP, {"digest": self.matcher.digest})
         commit_together(self.folder, self.changes)
         return changed
 
 
-def done_for(folder: Path, honour: Honour) -> bool:
+def done_for(folder: Path, matcher: TakedownMatcher) -> bool:
     stamp = folder / STAMP
-    return stamp.exists() and json.loads(stamp.read_text()).get("digest") == honour.digest
+    return stamp.exists() and json.loads(stamp.read_text()).get("digest") == matcher.digest
 
 
-def scrub_folder(folder: Path, honour: Honour) -> tuple[bool, set[str]]:
+def scrub_folder(folder: Path, matcher: TakedownMatcher) -> tuple[bool, set[str]]:
     """Rewrite one shard folder or labels folder (whichever of their files it holds); returns
     whether anything changed, and the ids of the taken-down posts it held (by author among them)."""
-    if done_for(folder, honour):
+    if done_for(folder, matcher):
         return False, set()
-    job, found = FolderScrub(folder, honour), set()
+    job, found = FolderScrub(folder, matcher), set()
     if (folder / SHARD_FILE).exists():
-        ids = _blank_lines(folder / SHARD_FILE, staged(folder / SHARD_FILE, TAG), honour)
+        ids = _tombstoned(folder / SHARD_FILE, staged(folder / SHARD_FILE, TAG), matcher)
         if ids is not None:
             job.changes[folder / SHARD_FILE] = staged(folder / SHARD_FILE, TAG)
             found |= ids
-            honour = Honour(honour.posts | found, honour.authors, honour.texts, honour.digest)
     origin: Origin = {}
     if (folder / "posts.parquet").exists():
-        table, origin = empty_rows(folder / "posts.parquet", honour)
+        table, origin = empty_rows(folder / "posts.parquet", matcher.with_posts(found))
         job.write_table(folder / "posts.parquet", table)
         found |= set(origin)
-    honour = Honour(honour.posts | found, honour.authors, honour.texts, honour.digest)
+    matcher = matcher.with_posts(found)
     for name, step in QUARANTINES.items():
         if (folder / name).exists():
-            table, moved = convert_quarantine(folder / name, honour)
+            table, moved = convert_quarantine(folder / name, matcher)
             job.write_table(folder / name, table)
             job.adjust(marker(folder, step), "funnel", moved)
-    _scrub_nsfw_ids(job, folder / NSFW_IDS, honour)
-    _scrub_labels(job, folder, honour, origin, folder / "quarantine-extract.parquet")
+    _scrub_nsfw_ids(job, folder / NSFW_IDS, matcher)
+    _scrub_labels(job, folder, matcher, origin, folder / "quarantine-extract.parquet")
     return job.commit(), found
 
 
-def _scrub_labels(job: FolderScrub, folder: Path, honour: Honour, origin: Origin, quarantine: Path,
+def _scrub_labels(job: FolderScrub, folder: Path, matcher: TakedownMatcher, origin: Origin, quarantine: Path,
                   assembled: bool = False) -> None:
     """Examples, disclosures and the extract quarantine of a labels folder (or, `assembled`, of a
     run), and the extract funnel its marker (and funnel file) holds."""
     examples, disclosures = folder / "examples.parquet", folder / "disclosures.parquet"
     kept: set[str] = set()
     if examples.exists():
-        table, kept = without_rows(examples, honour)
+        table, kept = without_rows(examples, matcher)
         job.write_table(examples, table)
     if disclosures.exists():
-        job.write_table(disclosures, without_rows(disclosures, honour)[0])
-    table, moved = convert_quarantine(quarantine, honour) if quarantine.exists() else (None, Counter())
+        job.write_table(disclosures, without_rows(disclosures, matcher)[0])
+    table, moved = convert_quarantine(quarantine, matcher) if quarantine.exists() else (None, Counter())
     if kept:
         base = table if table is not None else pq.read_table(quarantine) if quarantine.exists() else QUARANTINE.empty_table()
         table = pa.concat_tables([base.cast(QUARANTINE), takedown_rows("extract", kept, origin)])
@@ -265,63 +235,66 @@ def _scrub_labels(job: FolderScrub, folder: Path, honour: Honour, origin: Origin
         job.adjust(RunPaths(folder).funnel("extract"), None, moved, len(kept))
 
 
-def _scrub_nsfw_ids(job: FolderScrub, path: Path, honour: Honour) -> None:
+def _scrub_nsfw_ids(job: FolderScrub, path: Path, matcher: TakedownMatcher) -> None:
     if not path.exists():
         return
     lines = path.read_text().splitlines()
-    kept = [x for x in lines if post_key(x) not in honour.posts]
+    kept = [x for x in lines if not matcher.id_hit(x)]
     if len(kept) != len(lines):
         staged(path, TAG).write_text("".join(x + "\n" for x in kept))
         job.changes[path] = staged(path, TAG)
 
 
-def scrub_run_tables(run: RunPaths, quarantine: Path, honour: Honour) -> bool:
+def scrub_run_tables(run: RunPaths, quarantine: Path, matcher: TakedownMatcher) -> bool:
     """A run's assembled tables (examples, disclosures, its quarantine) and the funnels its
     assemble marker and funnel files hold, as its scrubbed shards would assemble them."""
-    if done_for(run.root, honour):
+    if done_for(run.root, matcher):
         return False
-    job = FolderScrub(run.root, honour)
+    job = FolderScrub(run.root, matcher)
     ingest = quarantine / "ingest.parquet"
     if ingest.exists():
-        table, moved = convert_quarantine(ingest, honour)
+        table, moved = convert_quarantine(ingest, matcher)
         job.write_table(ingest, table)
         job.adjust(marker(run.root, "assemble"), "ingest", moved)
         job.adjust(run.funnel("ingest"), None, moved)
-    _scrub_labels(job, run.root, honour, {}, quarantine / "extract.parquet", assembled=True)
+    _scrub_labels(job, run.root, matcher, {}, quarantine / "extract.parquet", assembled=True)
     return job.commit(stamp_unchanged=False)
 
 
 def stored_posts(folder: Path) -> Iterator[RawPost]:
     """The posts of a shard folder as read (its raw lines: the only place that keeps who wrote
-    them, as the scrubber blanks the author of a kept post) and as kept (posts.parquet)."""
+    them, as the scrubber blanks the author of a kept post) and as kept (posts.parquet, scrubbed)."""
     if (folder / SHARD_FILE).exists():
         for n, line in iter_lines(folder / SHARD_FILE):
-            if line.strip() and isinstance(rec := parse_line(line, str(folder), n, "dump"), RawPost):
+            if line.strip() and line != TAKEN_DOWN and isinstance(rec := parse_line(line, str(folder), n, "dump"), RawPost):
                 yield rec
     if (folder / "posts.parquet").exists():
-        t = pq.read_table(folder / "posts.parquet", columns=["id", "author", "text"])
-        for pid, author, text in zip(*(t[c].to_pylist() for c in ("id", "author", "text"))):
-            yield RawPost(id=pid, author=author, text=text)
+        names = ("id", "author", "text", "title", "selftext")
+        t = pq.read_table(folder / "posts.parquet", columns=list(names))
+        for values in zip(*(t[c].to_pylist() for c in names)):
+            if values[0]:
+                yield RawPost(**dict(zip(names, values)))
 
 
-def author_posts(folders: Iterable[Path], matcher: AuthorMatcher | None) -> dict[str, str]:
+def author_posts(folders: Iterable[Path], matcher: TakedownMatcher) -> dict[str, str]:
     """post id (as matched) -> its author's hash, for every stored post of a taken-down author."""
     found: dict[str, str] = {}
-    for folder in folders if matcher is not None else ():
+    for folder in folders if matcher.authors else ():
         for post in stored_posts(folder):
-            if post.id and matcher(post.author):
-                found[post_key(post.id)] = hash_author(matcher.key, post.author)
+            if post.id and matcher.author_hit(post.author):
+                found[post_key(post.id)] = hash_author(matcher.key, post.author)  # type: ignore[arg-type]
     return found
 
 
 def honour_in_shards(root: Path, shards: Iterable[Any]) -> int:
     """Before a rebuild reuses stored shards (pipeline.shards.Shard): take out what the takedown
     ledger names, as a build reading them now would; returns how many folders changed."""
-    from warehouse.takedowns import TakedownLedger
+    from warehouse.ledgers.takedowns import TakedownLedger
 
     taken = TakedownLedger(root).current()
     if not taken:
         return 0
     folders = list(dict.fromkeys(f for s in shards for f in (s.path, s.labels_dir) if f.is_dir()))
-    honour = Honour.of(taken, author_posts(folders, taken.author_matcher()))
-    return sum(scrub_folder(f, honour)[0] for f in folders)
+    matcher = taken.matcher()
+    matcher = matcher.with_posts(author_posts(folders, matcher))
+    return sum(scrub_folder(f, matcher)[0] for f in folders)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from common.errors import InputError
 from common.jsonl import check_output, read_id_texts
 
 BATCH = 256  # texts per batch: the name detector tags a batch at once
-PROGRESS_SECONDS = 10.0  # at most one progress line this often
+PROGRESS_SECONDS = 10.0  # at most one progress line this often (one every this often inside a long text)
 LONG_TEXT = 100_000  # characters from which a text is announced and scrubbed in a batch of its own
 
 
@@ -38,11 +40,14 @@ def scrub_jsonl(in_path: str | Path, out_path: str | Path, scrubber: Any,
         with open(tmp, "w", encoding="utf-8") as out:
             batch: list[tuple[Any, str]] = []
             for n, item in enumerate(read_id_texts(in_path, InputError), start=1):
-                if len(item[1]) >= LONG_TEXT:  # said before the wait, and scrubbed on its own
+                if len(item[1]) >= LONG_TEXT:  # said before the wait, scrubbed on its own, said while it lasts
                     done += _write(out, batch, scrubber)
-                    say(f"text {n:,} of {total:,} (id {item[0]!r}) holds {len(item[1]):,} characters: "
-                        "scrubbing it alone, in time that grows with its length")
-                    batch = [item]
+                    what = f"text {n:,} of {total:,} (id {item[0]!r})"
+                    say(f"{what} holds {len(item[1]):,} characters: scrubbing it alone, in time that grows "
+                        "with its length")
+                    with heartbeat(say, what):
+                        done += _write(out, [item], scrubber)
+                    batch = []
                 else:
                     batch.append(item)
                 if len(batch) == BATCH or len(item[1]) >= LONG_TEXT:
@@ -56,6 +61,26 @@ def scrub_jsonl(in_path: str | Path, out_path: str | Path, scrubber: Any,
     finally:
         tmp.unlink(missing_ok=True)
     return done
+
+
+@contextmanager
+def heartbeat(say: Callable[[str], None], what: str) -> Iterator[None]:
+    """A line every PROGRESS_SECONDS while `what` is scrubbed: one text of megabytes takes minutes,
+    with no batch boundary to report at."""
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def beat() -> None:
+        while not stop.wait(PROGRESS_SECONDS):
+            say(f"{what}: still scrubbing ({time.monotonic() - started:,.0f} s)")
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _write(out: Any, batch: list[tuple[Any, str]], scrubber: Any) -> int:

@@ -199,8 +199,15 @@ class Scrubber:
         return list(zip(out, found))
 
 
+def _blank_title(p: RawPost) -> bool:
+    return not p.title or p.title.isspace()
+
+
 def _split_back(p: RawPost) -> bool:
-    """Is the text title + blank line + selftext, so both can be cut back out of its scrubbed form?"""
+    """Is the text title + blank line + selftext (or, under a blank title, the selftext alone), so
+    both can be cut back out of its scrubbed form?"""
+    if _blank_title(p):
+        return p.text == p.selftext
     return "\n\n" not in p.title and p.text == f"{p.title}\n\n{p.selftext}"
 
 
@@ -208,6 +215,8 @@ def _cut(post: RawPost, text: str) -> tuple[str, str] | None:
     """(title, selftext) of a scrubbed text built from them, or None (scrub them one by one)."""
     if not _split_back(post):
         return None
+    if _blank_title(post):
+        return post.title, text
     title, sep, selftext = text.partition("\n\n")
     return (title, selftext) if sep else (text, "")  # a span across the blank line: never the raw fields
 

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import math
 import tomllib
 
 from common.errors import UserError
@@ -137,7 +138,7 @@ def option(default: Any, help: str, *, flag: str = "", sweep: bool = True) -> An
 @dataclass(frozen=True)
 class PredictorFields:
     """Everything a predictor may be configured with, declared once: each field is a key of the
-    recipe's [evaluate] section, a CLI flag, and a field of evaluation.predictors.PredictorOptions.
+    recipe's [evaluate] section, a CLI flag, and a field of evaluation.predictors.base.PredictorOptions.
     The API key is none of them: it only ever comes from the variable named by api_key_env."""
 
     setting: str = option("zero-shot", "prompt setting: {settings} (or one of --prompts FILE)", sweep=False)
@@ -184,13 +185,22 @@ class LiveFields:
                             "unmasked text (hf-chat, openai-compatible)")
 
 
+# The dates a window, a cutoff or a cutoffs entry may name: Reddit's posts carry Unix seconds, and a
+# stored date must read back as the same four-digit year (evaluation/live/window.py::iso).
+FIRST_DATE, LAST_DATE = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(9999, 12, 31, tzinfo=timezone.utc)
+
+
 def utc_seconds(value: str) -> int:
-    """A date (YYYY-MM-DD, midnight UTC) or an ISO time (UTC unless it says otherwise) as Unix seconds."""
+    """A date (YYYY-MM-DD, midnight UTC) or an ISO time (UTC unless it says otherwise) as Unix
+    seconds, from 1970-01-01 to 9999-12-31 (UTC)."""
     try:
         t = datetime.fromisoformat(value.strip())
     except ValueError:
         raise ValueError(f"'{value}' is not a date (YYYY-MM-DD or an ISO time, UTC)") from None
-    return int((t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp())
+    t = t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    if not FIRST_DATE <= t <= LAST_DATE:
+        raise ValueError(f"'{value}' is out of range: a date from {FIRST_DATE:%Y-%m-%d} to {LAST_DATE:%Y-%m-%d} (UTC)")
+    return int(t.timestamp())
 
 
 def check_live(live: LiveFields, name: Callable[[str], str] = str) -> None:
@@ -288,18 +298,29 @@ RANGES: dict[str, dict[str, tuple[float | None, float | None]]] = {
 }
 
 
+# The largest whole number any recipe key may hold: what a 64-bit integer column (Parquet, DuckDB,
+# numpy) holds, so no number that passed here overflows later in the build.
+MAX_WHOLE = 2**63 - 1
+
+
 def check_number(section: str, key: str, value: Any, default: Any, where: str) -> Any:
     """`value` for a number field whose default is `default`: a whole number where the default is
-    one, within RANGES[section][key]; else a ConfigError naming `where`."""
+    one, a finite number (no nan or inf) where not, within RANGES[section][key] and never beyond
+    MAX_WHOLE; else a ConfigError naming `where`."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"{where}: expected a number, got {value!r}")
     if isinstance(default, int) and not isinstance(value, int):
         raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where}: expected a finite number, got {value!r}")
     low, high = RANGES.get(section, {}).get(key, (None, None))  # a field without one: tests/schemas flag it
     if (low is not None and value < low) or (high is not None and value > high):
         span = (f"from {low} to {high}" if high is not None else f"at least {low}") if low is not None \
             else f"at most {high}"
         raise ConfigError(f"{where}: must be {span}, got {value!r}")
+    if abs(value) > MAX_WHOLE:
+        shown = repr(value) if len(repr(value)) <= 30 else f"a number of {len(str(abs(int(value))))} digits"
+        raise ConfigError(f"{where}: must be at most {MAX_WHOLE:,}, got {shown}")
     return value
 
 
@@ -351,6 +372,10 @@ def validate(recipe: Recipe, where: str) -> None:
         raise ConfigError(f"{where} [sources]: listing must be search, new, top or hot, got {src.listing!r}")
     if src.time_filter not in ("hour", "day", "week", "month", "year", "all"):
         raise ConfigError(f"{where} [sources]: time_filter must be hour, day, week, month, year or all")
+    f = recipe.filters
+    if f.max_words and f.min_words > f.max_words:
+        raise ConfigError(f"{where} [filters]: min_words ({f.min_words}) is above max_words ({f.max_words}): "
+                          "every post would be dropped (max_words = 0 means no upper bound)")
     if not 0.0 <= recipe.filters.near_duplicate_threshold <= 1.0:
         raise ConfigError(f"{where} [filters]: near_duplicate_threshold must be within 0..1")
     e = recipe.extract

@@ -65,7 +65,7 @@ def post_from_json(obj: Any, *, source: str, source_file: str = "", source_line:
     escaped = source not in RAW_JSON_SOURCES
     title = author_text(_str(get("title")), escaped)
     selftext = author_text(_str(get("body") if is_comment else get("selftext")), escaped)
-    if is_comment:
+    if is_comment or not title or title.isspace():  # a blank title adds nothing, not a leading blank line
         text = selftext
     else:  # isspace(), unlike strip(), copies nothing: "" and all-space bodies alike leave the title alone
         text = f"{title}\n\n{selftext}" if selftext and not selftext.isspace() else title

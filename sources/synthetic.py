@@ -304,7 +304,8 @@ def synthetic_examples(n: int, seed: int = 7, month: str = "2024-01") -> Iterato
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sources.synthetic", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m sources.synthetic", description=__doc__.split("\n")[0],
+                                 allow_abbrev=False)
     ap.add_argument("directory", type=Path)
     ap.add_argument("--posts", type=int, default=SyntheticSpec.posts)
     ap.add_argument("--seed", type=int, default=SyntheticSpec.seed)

@@ -9,9 +9,13 @@ In order, each step safe to interrupt and to run again (a rerun finishes what a 
    inputs the warehouse stores, refused gate results (takedowns/scrub.py, takedowns/evaluations.py);
 4. publish: a dataset whose latest release holds a taken-down post gets the next version without
    those rows, through the caller's publisher (a build's, gate included: flows/takedown.py);
-5. withdraw: each release still holding such rows gets its withdrawn sidecar;
+5. withdraw: each release still holding such rows gets its withdrawn sidecar, and every withdrawn
+   release's sidecar names the dataset's latest release as its successor;
 6. reports and cards of withdrawn releases become notices; their successors get theirs;
-7. purge, when asked: the withdrawn releases' data files and gate results are deleted.
+7. purge, when asked: the withdrawn releases' data files and gate results are deleted;
+8. copies outside the warehouse that the project wrote (warehouse/ledgers/exports.py) and that still hold a
+   taken-down post are named: they are the user's to delete.
+Purged releases are read by their manifest and sidecar alone: their files are gone.
 """
 from __future__ import annotations
 
@@ -25,17 +29,18 @@ from typing import Any
 
 from common.files import finish_commits, write_atomic
 from common.locking import LockTimeout, file_lock
+from common.takedown_matcher import TakedownMatcher
 from pipeline.takedown_release import rows_taken_down
-from pipeline.takedown_shards import Honour, scrub_folder, scrub_run_tables
+from pipeline.takedown_shards import scrub_folder, scrub_run_tables
 from takedowns.docs import rewrite_docs
 from takedowns.evaluations import scrub_evaluation
-from takedowns.finder import Finder
+from takedowns.outside import outside_hits
 from takedowns.resolve import resolve
 from takedowns.scrub import scrub_tree
-from warehouse.layout import RunPaths, Warehouse
-from warehouse.publish import Release
-from warehouse.takedowns import TakedownSet, now
-from warehouse.withdrawn import purge, withdraw, withdrawal
+from warehouse.layout import ReleasePaths, RunPaths, Warehouse
+from warehouse.releases.release import Release
+from warehouse.ledgers.takedowns import TakedownSet, now
+from warehouse.ledgers.withdrawn import purge, withdraw, withdrawal
 
 Publisher = Callable[[Release, TakedownSet], str]  # the parent release -> the new release's id
 LEFTOVERS = (".tmp-*", ".takedown-*")  # what a killed step or scrub left unrenamed: it may hold text
@@ -57,6 +62,7 @@ class Applied:
     purged: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # withdrawn releases whose files stay
     docs: list[str] = field(default_factory=list)
+    outside: dict[str, str] = field(default_factory=dict)  # copies outside the warehouse still holding one
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -79,21 +85,22 @@ def _apply(wh: Warehouse, publish: Publisher, purge_releases: bool) -> Applied:
     out = Applied(len(taken.posts), len(taken.authors), taken.version)
     if not taken:
         return out
-    _build_work(wh, Honour.of(taken), out)
-    finder = Finder.of(taken)
-    _other_files(wh, finder, out)
+    matcher = taken.matcher()
+    _build_work(wh, matcher, out)
+    _other_files(wh, matcher, taken.version, out)
     _publish_next(wh, taken, publish, out)
     _withdraw(wh, taken, out)
     out.docs = rewrite_docs(wh, out.withdrawn)
     for area in (wh.root / "reports", wh.root / "cards"):
-        out.files |= scrub_tree(area, finder)
-    for release_id in sorted(out.withdrawn):
-        if purge_releases:
+        out.files |= scrub_tree(area, matcher)
+    for release_id, record in sorted(out.withdrawn.items()):
+        if purge_releases and not record.get("purged"):
             purge(wh, wh.find_release(release_id))
             out.purged.append(release_id)
-        else:
+        elif not record.get("purged"):
             out.kept.append(release_id)
     _remove_unpublished(wh)
+    out.outside = {str(p): where for p, where in outside_hits(wh, matcher)}
     write_atomic(wh.takedowns.applied, (json.dumps({**taken.state(), "digest": taken.digest, "time": now()},
                                                    indent=2) + "\n").encode())
     return out
@@ -108,7 +115,7 @@ def _remove_leftovers(folder: Path) -> None:
                 p.unlink(missing_ok=True)
 
 
-def _build_work(wh: Warehouse, honour: Honour, out: Applied) -> None:
+def _build_work(wh: Warehouse, matcher: TakedownMatcher, out: Applied) -> None:
     runs = sorted(p for p in wh.runs.iterdir() if p.is_dir()) if wh.runs.is_dir() else []
     for run_dir in runs:
         run = RunPaths(run_dir)
@@ -116,22 +123,22 @@ def _build_work(wh: Warehouse, honour: Honour, out: Applied) -> None:
             with file_lock(run.lock, timeout=0, holder=f"a build of run {run_dir.name}"):
                 _remove_leftovers(run_dir)
                 for folder in sorted(p for pat in ("shards/*", "relabel/*") for p in run_dir.glob(pat) if p.is_dir()):
-                    out.build_folders += scrub_folder(folder, honour)[0]
-                out.build_folders += scrub_run_tables(run, wh.quarantine_dir(run_dir.name), honour)
+                    out.build_folders += scrub_folder(folder, matcher)[0]
+                out.build_folders += scrub_run_tables(run, wh.quarantine_dir(run_dir.name), matcher)
         except LockTimeout:
             out.busy_runs.append(run_dir.name)
 
 
-def _other_files(wh: Warehouse, finder: Finder, out: Applied) -> None:
+def _other_files(wh: Warehouse, matcher: TakedownMatcher, ledger_version: int, out: Applied) -> None:
     runs = {p.name for p in wh.runs.iterdir()} if wh.runs.is_dir() else set()
     for q in sorted((wh.root / "quarantine").glob("*")):
         if q.name not in runs:  # a run deleted since: its quarantine has no funnel left to keep
-            out.files |= scrub_tree(q, finder)
+            out.files |= scrub_tree(q, matcher)
     for run_dir in sorted(wh.evaluations.glob("*")):
-        out.evaluation_rows += scrub_evaluation(run_dir, finder)
+        out.evaluation_rows += scrub_evaluation(run_dir, matcher, ledger_version)
     for area in (wh.reviews, wh.evaluations, wh.root / "inputs", wh.root / "rejected"):
-        out.files |= scrub_tree(area, finder)
-    out.files |= scrub_tree(wh.response_cache, finder, delete=True)
+        out.files |= scrub_tree(area, matcher)
+    out.files |= scrub_tree(wh.response_cache, matcher, delete=True)
 
 
 def _datasets(wh: Warehouse) -> list[str]:
@@ -140,24 +147,35 @@ def _datasets(wh: Warehouse) -> list[str]:
 
 def _publish_next(wh: Warehouse, taken: TakedownSet, publish: Publisher, out: Applied) -> None:
     for dataset in _datasets(wh):
-        latest = Release.at(wh.release_dir(dataset, wh.versions(dataset)[-1]))
-        if rows_taken_down(latest, taken):
-            out.published[latest.release_id] = publish(latest, taken)
+        latest = wh.release_dir(dataset, wh.versions(dataset)[-1])
+        if withdrawal(latest) is None and rows_taken_down(Release.at(latest), taken):
+            release = Release.at(latest)
+            out.published[release.release_id] = publish(release, taken)
 
 
 def _withdraw(wh: Warehouse, taken: TakedownSet, out: Applied) -> None:
+    """Withdraw each release holding taken-down rows; every withdrawn release's record names the
+    latest release as its successor and counts what the whole ledger took from it (a purged
+    release's files are gone: its counts stay as they were)."""
     for dataset in _datasets(wh):
         versions = wh.versions(dataset)
         latest = f"{dataset}/{versions[-1]}"
         for version in versions:
-            release = Release.at(wh.release_dir(dataset, version))
-            rows = rows_taken_down(release, taken) if release.paths.data.is_dir() else {}
-            if rows and release.release_id != latest:
-                withdraw(release.path, {"successor": latest, "rows": sum(map(len, rows.values())),
-                                        "posts": len({p for ids in rows.values() for p in ids}),
-                                        "ledger_version": taken.version, "time": now()})
-            if (record := withdrawal(release.path)) is not None:
-                out.withdrawn[release.release_id] = record
+            path, release_id = wh.release_dir(dataset, version), f"{dataset}/{version}"
+            record = withdrawal(path)
+            if record is not None and record.get("purged"):
+                if record.get("successor") != latest:
+                    withdraw(path, record := {**record, "successor": latest, "time": now()})
+                out.withdrawn[release_id] = record
+                continue
+            rows = rows_taken_down(Release.at(path), taken) if ReleasePaths(path).data.is_dir() else {}
+            if (rows or record is not None) and release_id != latest:
+                counted = {"rows": sum(map(len, rows.values())), "posts": len({p for ids in rows.values() for p in ids})}
+                fresh = {"successor": latest, **counted, "ledger_version": taken.version}
+                if record is None or any(record.get(k) != v for k, v in fresh.items()):
+                    withdraw(path, {**(record or {}), **fresh, "time": now()})
+            if (record := withdrawal(path)) is not None:
+                out.withdrawn[release_id] = record
 
 
 def _remove_unpublished(wh: Warehouse) -> None:

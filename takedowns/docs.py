@@ -11,7 +11,7 @@ from typing import Any
 from common.files import write_atomic
 from pipeline.release_docs import CARD_REPORT, write_card, write_report
 from warehouse.layout import Warehouse
-from warehouse.withdrawn import notice_card, notice_html
+from warehouse.ledgers.withdrawn import notice_card, notice_html
 
 
 def _card_url(card: Path) -> str:

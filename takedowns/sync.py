@@ -18,8 +18,8 @@ from schemas.config import SourcesConfig
 from sources.praw_source import Scraper, make_reddit
 from sources.reddit_json import NotAPost, post_from_json
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
-from warehouse.takedowns import DELETED_ON_REDDIT, TakedownLedger
+from warehouse.releases.release import Release
+from warehouse.ledgers.takedowns import DELETED_ON_REDDIT, TakedownLedger
 
 GONE = ("deleted", "removed")  # DeletedFilter's reasons for a post whose text Reddit took away
 

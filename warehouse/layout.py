@@ -6,15 +6,36 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.errors import InputError
+
 DEFAULT_WAREHOUSE = Path(__file__).resolve().parent.parent / "data"
 _VERSION = re.compile(r"^v(\d+)$")
 MANIFEST = "manifest.json"
+CATALOG = "catalog.duckdb"
 
 
 def resolve_warehouse(path: str | Path | None = None) -> Path:
-    """--warehouse wins, then $EXPRESS_WAREHOUSE, then the git-ignored data/ at the repo root."""
+    """--warehouse wins, then $EXPRESS_WAREHOUSE, then the git-ignored data/ at the repo root; a
+    path that cannot hold a warehouse (a file, a folder where its catalog file belongs) is refused
+    before anything is written."""
     chosen = path or os.environ.get("EXPRESS_WAREHOUSE") or DEFAULT_WAREHOUSE
-    return Path(chosen).expanduser().resolve()
+    root = Path(chosen).expanduser().resolve()
+    check_warehouse(root)
+    return root
+
+
+def check_warehouse(root: Path) -> None:
+    """InputError naming the path when `root` is a file or lies under one, or when its catalog's
+    name is taken by a folder (DuckDB would fail only after a release was renamed into place)."""
+    for at in (root, *root.parents):
+        if at.exists():
+            if not at.is_dir():
+                where = "is a file" if at == root else f"lies under {at}, a file"
+                raise InputError(f"warehouse {root}: {where}, not a folder (--warehouse DIR or EXPRESS_WAREHOUSE)")
+            break
+    catalog = root / CATALOG
+    if catalog.exists() and not catalog.is_file():
+        raise InputError(f"{catalog}: a folder where the warehouse keeps its DuckDB catalog file; move it away")
 
 
 @dataclass(frozen=True)
@@ -30,9 +51,14 @@ class Warehouse:
         """The warehouse that holds a release folder (<warehouse>/<dataset>/<version>)."""
         return cls(Path(release_dir).resolve().parent.parent)
 
+    @classmethod
+    def of_run(cls, run_dir: Path) -> "Warehouse":
+        """The warehouse that holds a build run's folder (<warehouse>/runs/<run-id>)."""
+        return cls(Path(run_dir).resolve().parent.parent)
+
     @property
     def catalog(self) -> Path:
-        return self.root / "catalog.duckdb"
+        return self.root / CATALOG
 
     @property
     def runs(self) -> Path:
@@ -107,6 +133,11 @@ class Warehouse:
         """The takedown ledger, its key and the state of `express takedown apply`."""
         return TakedownPaths(self.root / "takedowns")
 
+    @property
+    def exports(self) -> Path:
+        """The record of copies written outside the warehouse (warehouse/ledgers/exports.py): batch files."""
+        return self.root / "exports"
+
     def rejected_dir(self, dataset: str, version: str, stamp: str) -> Path:
         """Where the gate results of a release that failed its gate are kept (never a release)."""
         return self.root / "rejected" / dataset / f"{version}-{stamp}"
@@ -118,8 +149,9 @@ class Warehouse:
         return self.dataset_dir(dataset) / version
 
     def releases(self) -> list[ReleasePaths]:
-        """Every published release folder, by dataset and version."""
-        return [ReleasePaths(p.parent) for p in sorted(self.root.glob(f"*/v*/{MANIFEST}")) if _VERSION.match(p.parent.name)]
+        """Every published release folder, by dataset and version, damaged ones included."""
+        return [ReleasePaths(p) for p in sorted(self.root.glob("*/v*")) if _VERSION.match(p.name)
+                and ReleasePaths(p).published]
 
     def versions(self, dataset: str) -> list[str]:
         d = self.dataset_dir(dataset)
@@ -219,7 +251,7 @@ class RunPaths:
 @dataclass(frozen=True)
 class ReleasePaths:
     """One release's folder, <warehouse>/<dataset>/<version>/: its manifest, its data files and the
-    results of its quality gate (warehouse/publish.py writes them, once)."""
+    results of its quality gate (warehouse/releases/publish.py writes them, once)."""
 
     root: Path
 
@@ -229,8 +261,15 @@ class ReleasePaths:
 
     @property
     def published(self) -> bool:
-        """A release folder is published once its manifest is in it (it is renamed into place whole)."""
-        return self.manifest.exists()
+        """A release folder is published once it is in place: it is renamed in whole, with its
+        manifest and data. One of them gone is a damaged release (warehouse/releases/integrity.py names
+        what is wrong), never no release."""
+        return self.manifest.exists() or self.data.is_dir()
+
+    @property
+    def manifest_sum(self) -> Path:
+        """The manifest's sha256, as `sha256sum -c` reads it (written with it, checked by every reader)."""
+        return self.root / f"{MANIFEST}.sha256"
 
     @property
     def data(self) -> Path:

@@ -13,7 +13,7 @@ import signal
 import sys
 import warnings
 from importlib import import_module
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from common import stopping
 from common.stopping import Terminated
@@ -34,14 +34,36 @@ COMMAND_MODULES = [
 
 
 class ShortErrors(argparse.ArgumentParser):
-    """A bad option is one line naming it and what is wrong (exit 2), not the whole usage."""
+    """A bad option is one line naming it and what is wrong (exit 2), not the whole usage; an option
+    is its whole name (no abbreviation: `--purge` is not `--purge-releases`). Every subcommand's
+    parser is one of these (add_subparsers makes its own class by default)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+class ShowVersion(argparse.Action):
+    """`express --version`: the code version a manifest records (package version and git commit),
+    found only when asked (it runs git)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version (as manifests record it) and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> NoReturn:
+        from common.versioning import code_version
+
+        print(f"express {code_version()}")
+        parser.exit(0)
+
+
 def parser() -> argparse.ArgumentParser:
     ap = ShortErrors(prog="express", description="Build EXPRESS-style emotion benchmarks and score models on them.")
+    ap.add_argument("--version", action=ShowVersion)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=ShortErrors)
     for name in COMMAND_MODULES:
         import_module(name).register(sub)

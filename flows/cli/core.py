@@ -17,7 +17,30 @@ DEMO_CONFIG = REPO / "configs" / "demo.toml"
 
 
 def warehouse_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--warehouse", help="warehouse folder (default: $EXPRESS_WAREHOUSE or ./data)")
+    p.add_argument("--warehouse", type=folder_path,
+                   help="warehouse folder (default: $EXPRESS_WAREHOUSE, else data/ in the express checkout)")
+
+
+def folder_path(text: str) -> str:
+    """An argparse type for a folder: an empty path is refused, not read as 'the default'."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a folder, or leave the option out for the default")
+    return text
+
+
+def force_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true",
+                   help="read a withdrawn release all the same, without its taken-down rows (docs/takedowns.md)")
+
+
+def refuse_withdrawn_release(args: argparse.Namespace, command: str) -> None:
+    """A command that writes from a release refuses a withdrawn one unless --force (exit 2)."""
+    from warehouse.layout import Warehouse
+    from warehouse.releases.release import Release
+    from warehouse.ledgers.withdrawn import refuse_withdrawn
+
+    release = Release.find(Warehouse.at(args.warehouse), args.release)
+    refuse_withdrawn(release.release_id, release.withdrawn, command, args.force)
 
 
 DEMO_PREDICTORS = ("most-frequent", "context-lexicon", "tfidf-logreg")
@@ -51,14 +74,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]) -> int:  # Warehouse, BuildPlan
-    from evaluation.runs import format_table, leaderboard
+    from evaluation.outputs.runs import format_table, leaderboard
     from pipeline.plan import plan_build
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
     from flows.rebuild import rebuild_flow
     from flows.release_flows import card_flow, report_flow
-    from warehouse.diff import diff_releases
-    from warehouse.publish import Release
+    from warehouse.releases.diff import diff_releases
+    from warehouse.releases.release import Release
 
     wait_for_api()
     build_flow(plan)
@@ -155,6 +178,16 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_outside(warehouse: str | None, path: str, command: str) -> None:
+    """Note a file written from texts that may be a release's in the warehouse, when there is one."""
+    from warehouse.ledgers.exports import record_export
+    from warehouse.layout import Warehouse
+
+    wh = Warehouse.at(warehouse)
+    if wh.root.is_dir():
+        record_export(wh, path, command)
+
+
 @reported("express-scrub")
 def cmd_scrub(args: argparse.Namespace) -> int:
     """The release's PII scrubber (the recipe's [filters] switches) over a JSONL of {id, text}."""
@@ -164,6 +197,7 @@ def cmd_scrub(args: argparse.Namespace) -> int:
 
     scrubber = Scrubber.from_config(load_recipe(args.config).filters)
     n = scrub_jsonl(args.input, args.output, scrubber)
+    _record_outside(args.warehouse, args.output, "scrub")
     print(f"wrote {n} lines to {args.output} (kinds: {', '.join(scrubber.kinds) or 'none'})", file=sys.stderr)
     return 0
 
@@ -195,6 +229,8 @@ def register(sub: Any) -> None:
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--config", help="recipe TOML whose [filters] scrub_* switches pick the kinds (default: all on)")
+    p.add_argument("--warehouse", help="the warehouse that records the output as a copy its takedowns must name "
+                                       "(default: $EXPRESS_WAREHOUSE or ./data, when it exists)")
     p.set_defaults(func=cmd_scrub)
 
 

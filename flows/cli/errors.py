@@ -4,6 +4,7 @@ exit codes (common/errors.py); anything else is reported as an internal error wi
 from __future__ import annotations
 
 import argparse
+import errno
 from collections.abc import Callable
 from typing import Any
 
@@ -12,9 +13,29 @@ from common.errors import INTERNAL_ERROR, USER_ERROR, UserError
 PUBLISHING = {"build", "rebuild", "demo"}  # commands that publish a release
 
 
+# What a full or failing disk says through the libraries that write (SQLite under Prefect's
+# database, DuckDB, the OS), when no errno comes with it.
+DISK_FULL = ("database or disk is full", "disk I/O error", "No space left on device", "Disk quota exceeded")
+
+
+def disk_full(exc: BaseException) -> BaseException | None:
+    """The error in `exc`'s chain that a full (or failing) disk raised, if any."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        seen.add(id(at))
+        if isinstance(at, OSError) and at.errno in (errno.ENOSPC, errno.EDQUOT):
+            return at
+        if any(mark in str(at) for mark in DISK_FULL):
+            return at
+        at = at.__cause__ or at.__context__
+    return None
+
+
 def is_user_error(exc: BaseException) -> bool:
-    """Ours (UserError), or what a bad input raises from a library: an unreadable file, a bad value."""
-    return isinstance(exc, (UserError, OSError, ValueError, KeyError))
+    """Ours (UserError), or what a bad input raises from a library: an unreadable file, a bad value;
+    or a disk that is full (the user's to free, not a bug)."""
+    return isinstance(exc, (UserError, OSError, ValueError, KeyError)) or disk_full(exc) is not None
 
 
 def exit_code(exc: BaseException) -> int:
@@ -26,6 +47,12 @@ def explain(exc: BaseException, command: str = "") -> str:
     reason = str(exc).strip() or type(exc).__name__
     if isinstance(exc, KeyError):
         reason = f"unknown key {reason}"
+    if (full := disk_full(exc)) is not None:
+        said = (getattr(full, "strerror", None) or str(full)).strip().splitlines()[0]
+        where = f" writing {full.filename}" if getattr(full, "filename", None) else ""
+        again = ": a build resumes where it stopped" if command in PUBLISHING else ""
+        reason = (f"the disk is full or failing{where} ({said}); free some space (the warehouse, PREFECT_HOME, "
+                  f"the temporary folder) and run the same command again{again}")
     if not is_user_error(exc):
         reason = f"internal error: {type(exc).__name__}: {reason} (run again with --debug for the traceback)"
     return f"nothing published: {reason}" if command in PUBLISHING else reason

@@ -13,7 +13,7 @@ from typing import Any
 
 from common.errors import USER_ERROR, InputError
 from flows import prefect_api
-from flows.cli.core import warehouse_arg
+from flows.cli.core import force_arg, refuse_withdrawn_release, warehouse_arg
 from flows.cli.errors import recipe_number, whole_number
 from flows.reported import reported
 from schemas.config import EvaluateConfig, LiveFields
@@ -26,8 +26,8 @@ RUN_FIELDS = ("split", "predictor", "setting", "model", "bootstrap", *LIVE_FIELD
 
 def help_names() -> dict[str, str]:
     """What help texts list: our predictors (the registry), the shipped prompt settings and variants."""
-    from evaluation.prompts import load_prompts
-    from evaluation.registry import BUILTIN
+    from evaluation.predictors.prompts import load_prompts
+    from evaluation.predictors.registry import BUILTIN
 
     prompts = load_prompts()
     return {"predictors": ", ".join(BUILTIN), "settings": ", ".join(prompts.settings),
@@ -69,7 +69,7 @@ def _decomposition(path: str | None) -> Any:
 
 @reported("express-score")
 def cmd_score(args: argparse.Namespace) -> int:
-    from evaluation.score_file import score_file
+    from evaluation.scoring.score_file import score_file
 
     result = score_file(args.predictions, _decomposition(args.lexicon), args.labels_field, args.output_field)
     print(json.dumps(result))
@@ -80,7 +80,7 @@ def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
     """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either.
     The window, cutoff and probe fields are checked here, so a bad one stops the command before any work.
     The recipe's Prefect API, if it names one, is the command's."""
-    from evaluation.answers import check_mode
+    from evaluation.predictors.answers import check_mode
     from schemas.config import check_live, load_recipe
 
     recipe = load_recipe(args.config)
@@ -102,9 +102,9 @@ def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
 def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -> bool:
     """Fail before any work on an unknown predictor, prompt setting or variant, or an embedding
     model that cannot be loaded. True when the predictor takes prompts."""
-    from evaluation.fewshot import check_embedding_backend
-    from evaluation.prompts import DEFAULT_VARIANT, load_prompts
-    from evaluation.registry import predictor_class, uses_prompts
+    from evaluation.predictors.fewshot import check_embedding_backend
+    from evaluation.predictors.prompts import DEFAULT_VARIANT, load_prompts
+    from evaluation.predictors.registry import predictor_class, uses_prompts
 
     if not uses_prompts(predictor_class(predictor)):
         return False
@@ -119,11 +119,11 @@ def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -
 def check_live_run(args: argparse.Namespace, run: dict[str, Any]) -> None:
     """Before any work or request: a probe the predictor can run, a cutoffs file that loads, and a
     window that holds rows of the split."""
-    from evaluation.cutoffs import resolve_cutoff
-    from evaluation.probe import check_probe
-    from evaluation.window import Window, check_window
+    from evaluation.live.cutoffs import resolve_cutoff
+    from evaluation.live.probe import check_probe
+    from evaluation.live.window import Window, check_window
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     live = run["live"]
     check_probe(run["predictor"], live["probe"])
@@ -140,7 +140,7 @@ def _usage_error(command: str, exc: Exception) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from evaluation.fewshot import EmbeddingBackendError
+    from evaluation.predictors.fewshot import EmbeddingBackendError
     from warehouse.layout import Warehouse
 
     try:
@@ -149,6 +149,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
+    refuse_withdrawn_release(args, "evaluate")
     from flows.evaluate import evaluate_flow
 
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
@@ -183,11 +184,11 @@ def vrate_hint(run_path: str, vrate: float, answers: str) -> str:
 
 @reported("express-export-lm-eval")
 def cmd_export_lm_eval(args: argparse.Namespace) -> int:
-    from evaluation.lm_eval_export import export_lm_eval
+    from evaluation.outputs.lm_eval_export import export_lm_eval
     from warehouse.layout import Warehouse
 
     try:
-        done = export_lm_eval(Warehouse.at(args.warehouse), args.release, args.out, args.prompts)
+        done = export_lm_eval(Warehouse.at(args.warehouse), args.release, args.out, args.prompts, args.force)
     except (ValueError, FileNotFoundError, FileExistsError, KeyError) as exc:
         return _usage_error("export lm-eval", exc)
     print(json.dumps({"task": done.task, "path": str(done.path), "rows": done.rows}))
@@ -197,9 +198,9 @@ def cmd_export_lm_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from evaluation.fewshot import EmbeddingBackendError
-    from evaluation.prompts import DEFAULT_VARIANT
-    from evaluation.sweep import cell_row, format_sweep, grid, parse_list, parse_temperatures
+    from evaluation.predictors.fewshot import EmbeddingBackendError
+    from evaluation.predictors.prompts import DEFAULT_VARIANT
+    from evaluation.outputs.sweep import cell_row, format_sweep, grid, parse_list, parse_temperatures
     from warehouse.layout import Warehouse
 
     try:
@@ -213,6 +214,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_live_run(args, run)
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
+    refuse_withdrawn_release(args, "sweep")
     from flows.evaluate import sweep_flow
 
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
@@ -223,17 +225,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from evaluation.runs import format_table, leaderboard
+    from evaluation.outputs.runs import format_table, leaderboard
     from warehouse.layout import Warehouse
 
-    from evaluation.window import Window
+    from evaluation.live.window import Window
+    from schemas.config import check_live
 
-    try:
-        window = Window.parse(args.posted_after or "", args.posted_before or "")
-    except ValueError as exc:
-        raise InputError(f"--posted-after/--posted-before: {exc}") from None
+    # dates that parse, in range, not backwards: as `evaluate` checks them
+    check_live(LiveFields(posted_after=args.posted_after or "", posted_before=args.posted_before or ""),
+               lambda key: "--" + key.replace("_", "-"))
+    window = Window.parse(args.posted_after or "", args.posted_before or "")
     runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all,
-                       window=None if window.everything else window)
+                       window=None if window.everything else window, hide_withdrawn=args.hide_withdrawn)
     if not runs:
         raise InputError("no complete runs" + ("" if window.everything else f" within the window {window.label}")
                          + " (run `express evaluate` first)")
@@ -243,19 +246,19 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 @reported("express-compare")
 def cmd_compare(args: argparse.Namespace) -> int:
-    from evaluation.compare import compare_runs, format_comparison
-    from evaluation.runs import find_run
+    from evaluation.outputs.compare import compare_runs, format_comparison
+    from evaluation.outputs.runs import find_run
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
-    result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon))
+    result = compare_runs(find_run(wh, args.run_a), find_run(wh, args.run_b), _decomposition(args.lexicon), wh)
     print(json.dumps(result, indent=2) if args.json else format_comparison(result))
     return 0
 
 
 @reported("express-agreement")
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from evaluation.agreement import agreement
+    from evaluation.scoring.agreement import agreement
 
     result = agreement(args.files)
     if args.json:
@@ -273,11 +276,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 @reported("express-eval-report")
 def cmd_report(args: argparse.Namespace) -> int:
-    from evaluation.report import write_report
-    from evaluation.runs import find_run
+    from evaluation.outputs.report import write_report
+    from evaluation.run_numbers import derive_numbers
+    from evaluation.outputs.runs import find_run
     from warehouse.layout import Warehouse
 
     run = find_run(Warehouse.at(args.warehouse), args.run)
+    derive_numbers(run.path)  # from the rows the run holds now, as a fresh or rescored run is
     print(write_report(run.path))
     return 0
 
@@ -297,6 +302,7 @@ def register(sub: Any) -> None:
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--no-report", action="store_true", help="do not write the Markdown report")
     add_option_flags(p)
+    force_arg(p)
     warehouse_arg(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -311,6 +317,7 @@ def register(sub: Any) -> None:
     p.add_argument("--config", help="recipe TOML whose [evaluate] section gives defaults")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     add_option_flags(p, sweep=True)
+    force_arg(p)
     warehouse_arg(p)
     p.set_defaults(func=cmd_sweep, setting=None)
 
@@ -320,6 +327,7 @@ def register(sub: Any) -> None:
     e.add_argument("--release", required=True, help="VERSION or DATASET/VERSION")
     e.add_argument("--out", required=True, help="a new or empty folder")
     e.add_argument("--prompts", help="prompts TOML whose zero-shot prompt is used (default: the shipped one)")
+    force_arg(e)
     warehouse_arg(e)
     e.set_defaults(func=cmd_export_lm_eval)
 
@@ -329,6 +337,7 @@ def register(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="every run, not just the latest per predictor/setting/model/window")
     p.add_argument("--posted-after", help="only runs that scored no row posted before DATE (UTC)")
     p.add_argument("--posted-before", help="only runs that scored no row posted at or after DATE (UTC)")
+    p.add_argument("--hide-withdrawn", action="store_true", help="leave out runs on a withdrawn release")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     warehouse_arg(p)
     p.set_defaults(func=cmd_leaderboard)
@@ -346,7 +355,8 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_agreement)
 
-    p = sub.add_parser("eval-report", help="(re)write the Markdown report with charts for a run")
+    p = sub.add_parser("eval-report", help="derive a run's numbers again from its stored rows and (re)write its "
+                                          "Markdown report with charts")
     p.add_argument("run", help="run id, unique prefix, or run folder")
     warehouse_arg(p)
     p.set_defaults(func=cmd_report)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from flows.cli.core import warehouse_arg
@@ -10,21 +11,31 @@ from flows.cli.errors import whole_number
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
-    from warehouse.catalog import list_views
+    from warehouse.releases.catalog import list_views
+    from warehouse.releases.integrity import ReleaseChanged, read_manifest
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
-    from warehouse.stats import rows_by_month
-    from warehouse.withdrawn import describe, withdrawal
+    from warehouse.releases.release import Release
+    from warehouse.releases.stats import rows_by_month
+    from warehouse.ledgers.withdrawn import describe, withdrawal
 
     wh = Warehouse.at(args.warehouse)
+    damaged = 0
     for release in wh.releases():
-        m = json.loads(release.manifest.read_text())
-        record = withdrawal(release.root)
-        status = f"\t{describe(record)}" if record is not None else ""
-        purged = record is not None and record.get("purged")  # its data files are gone: no months to count
-        months = {} if purged else rows_by_month(Release.at(release.root).split_files())  # the windows worth scoring
-        print(f"{m['dataset']}/{m['version']}\t{m['created']}\trows={json.dumps(m['rows'])}"
+        try:  # one damaged release is listed as such; the others as always
+            m = read_manifest(release.root)
+            record = withdrawal(release.root)
+            status = f"\t{describe(record)}" if record is not None else ""
+            purged = record is not None and record.get("purged")  # its data files are gone: no months to count
+            months = {} if purged else rows_by_month(Release.at(release.root).split_files())  # the windows worth scoring
+        except ReleaseChanged as exc:
+            damaged += 1
+            print(f"{release.root.parent.name}/{release.root.name}\tdamaged: {exc}")
+            continue
+        print(f"{m['dataset']}/{m['version']}\t{m.get('created', '')}\trows={json.dumps(m['rows'])}"
               f"\tmonths={json.dumps(months)}{status}")
+    if damaged:
+        print(f"express releases: {damaged} damaged release(s) listed; commands that read one refuse it",
+              file=sys.stderr)
     if args.views:
         for name in list_views(wh):
             print(f"view\t{name}")
@@ -32,9 +43,9 @@ def cmd_releases(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from warehouse.diff import diff_releases, format_diff
+    from warehouse.releases.diff import diff_releases, format_diff
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     wh = Warehouse.at(args.warehouse)
     d = diff_releases(Release.find(wh, args.a), Release.find(wh, args.b), args.top)

@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import USER_ERROR
-from flows.cli.core import warehouse_arg
+from flows.cli.core import force_arg, refuse_withdrawn_release, warehouse_arg
 from flows.cli.errors import whole_number
 from flows.reported import reported
 
 
 def _release(args: argparse.Namespace, command: str):
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     wh = Warehouse.at(args.warehouse)
     try:
@@ -33,7 +33,13 @@ def _queue(args: argparse.Namespace, command: str):
     wh, rel = _release(args, command)
     if rel is None:
         return None
+    refuse_withdrawn_release(args, f"review {command}")
     found = release_items(rel, wh.root)
+    if rel.withdrawn is not None:  # --force: its taken-down rows stay out
+        from warehouse.ledgers.takedowns import TakedownLedger
+
+        matcher = TakedownLedger(wh.root).current().matcher()
+        found.items = [it for it in found.items if not matcher.id_hit(it.post_id)]
     try:
         items = select_items(found.items, args.sample, args.seed, args.stratify)
     except ValueError as exc:
@@ -51,13 +57,14 @@ def _queue(args: argparse.Namespace, command: str):
 
 @reported("express-review-export")
 def cmd_export(args: argparse.Namespace) -> int:
-    from review.labelstudio import labeling_config, task
     from common.files import write_atomic
+    from review.labelstudio import labeling_config, task
+    from warehouse.ledgers.exports import record_export
 
     got = _queue(args, "export")
     if got is None:
         return USER_ERROR
-    _, rel, found, items = got
+    wh, rel, found, items = got
     out = Path(args.out)
     if args.format == "label-studio":
         data = json.dumps([task(it) for it in items], ensure_ascii=False, indent=1) + "\n"
@@ -67,6 +74,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         data = "".join(json.dumps(it.to_json(), ensure_ascii=False) + "\n" for it in items)
         config = None
     write_atomic(out, data.encode("utf-8"))
+    record_export(wh, out, "review export", rel.release_id)
+    if config:
+        record_export(wh, config, "review export", rel.release_id)
     print(f"{len(items)} items of {len(found.items)} masks in {rel.dataset}/{rel.version} -> {out}")
     if config:
         print(f"labeling config -> {config}")
@@ -155,6 +165,7 @@ def _sampling(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=whole_number(0), default=0, help="seed of the sample and of the review order")
     p.add_argument("--stratify", choices=("label", "rule", "pattern"),
                    help="spread the sample over labels, rules or patterns in proportion to their size")
+    force_arg(p)
     warehouse_arg(p)
 
 

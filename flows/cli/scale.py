@@ -15,7 +15,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
         wait_for_api()
         out = rebuild_flow(plan)
-    print(out.release.manifest if out.release else out.message)
+    if out.release:  # up to date: the flow said so, once
+        print(out.release.manifest)
     return 0
 
 

@@ -20,7 +20,7 @@ class LeftOver(UserError):
 @reported("express-takedown-add")
 def cmd_add(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
-    from warehouse.takedowns import TakedownLedger
+    from warehouse.ledgers.takedowns import TakedownLedger
 
     if not (args.post or args.author):
         raise UserError("nothing to take down: give --post ID or --author NAME")
@@ -32,7 +32,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
-    from warehouse.takedowns import TakedownLedger
+    from warehouse.ledgers.takedowns import TakedownLedger
 
     ledger = TakedownLedger(Warehouse.at(args.warehouse).root)
     resolved, by_author, prints = set(), set(), 0
@@ -81,6 +81,8 @@ def _say_applied(done: dict[str, Any]) -> None:
         print(f"withdrawn {release}: {record['rows']} rows of {record['posts']} posts")
     print(f"rewritten: {done['build_folders']} build folders, {len(done['files'])} other files "
           f"({done['evaluation_rows']} evaluation rows), {len(done['docs'])} reports and cards")
+    for path, where in done["outside"].items():
+        print(f"outside the warehouse, yours to delete or export again: {path}: {where}", file=sys.stderr)
     for run in done["busy_runs"]:
         print(f"run {run} is being built: run `express takedown apply` again once it ends", file=sys.stderr)
     if done["purged"]:
@@ -112,11 +114,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from takedowns.verify import verify
     from warehouse.layout import Warehouse
 
-    hits = verify(Warehouse.at(args.warehouse))
+    hits = verify(Warehouse.at(args.warehouse), outside=args.outside)
     if args.json:
-        print(json.dumps([{"path": str(h.path), "where": h.where} for h in hits], indent=2))
+        print(json.dumps([{"path": str(h.path), "where": h.where, "outside": h.outside} for h in hits], indent=2))
     else:
-        print("\n".join(map(str, hits)) or "no taken-down post in the warehouse (withdrawn releases not read)")
+        print("\n".join(map(str, hits)) or "no taken-down post in the warehouse (withdrawn releases not read"
+              + ("; the copies written outside it read too)" if args.outside else ")"))
     if hits:
         raise LeftOver(f"{len(hits)} file(s) hold a taken-down post, first {hits[0]}")
     return 0
@@ -139,7 +142,10 @@ COMMANDS: dict[str, tuple[Any, str, list[Option]]] = {
         (("--config",), {"help": "recipe TOML whose [sources] sets praw's site, API and retries"}),
         (("--dataset",), {"action": "append", "help": "only this dataset (repeatable; default: all)"})]),
     "verify": (cmd_verify, "look through the warehouse for any taken-down post; exit 2 naming the files", [
-        (("--json",), {"action": "store_true", "help": "print the hits as JSON"})]),
+        (("--json",), {"action": "store_true", "help": "print the hits as JSON"}),
+        (("--outside",), {"action": "store_true",
+                          "help": "also read the copies express wrote outside the warehouse (card, export, review "
+                                  "export, scrub and report --out)"})]),
 }
 
 
@@ -153,4 +159,16 @@ def register(sub: Any) -> None:
         warehouse_arg(command)
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="show the full traceback of an error (also: EXPRESS_DEBUG=1)")
-        command.set_defaults(func=func)
+        command.set_defaults(func=_with_key_checked(func))
+
+
+def _with_key_checked(func: Any) -> Any:
+    """Every takedown command first refuses a ledger whose hashing key is lost (docs/takedowns.md)."""
+    def run(args: argparse.Namespace) -> int:
+        from warehouse.layout import Warehouse
+        from warehouse.ledgers.takedowns import TakedownLedger
+
+        TakedownLedger(Warehouse.at(args.warehouse).root).key()
+        return func(args)
+
+    return run

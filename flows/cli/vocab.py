@@ -68,10 +68,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 @reported("express-vocab-score")
 def cmd_score(args: argparse.Namespace) -> int:
-    from evaluation.canonical import canonical_scores
-    from evaluation.metrics import express_scores
-    from evaluation.parsing import parse_answer
-    from evaluation.score_file import read_predictions
+    from evaluation.scoring.canonical import canonical_scores
+    from evaluation.scoring.metrics import express_scores
+    from evaluation.scoring.parsing import parse_answer
+    from evaluation.scoring.score_file import read_predictions
     from schemas.lexicon import default_decomposition
     from schemas.vocabulary import Vocabulary, VocabularyError
 

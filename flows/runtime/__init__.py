@@ -60,7 +60,7 @@ def session(temporary_api: bool = True) -> Iterator[Callable[[], None]]:
 
 
 def gate_runner() -> Callable[..., Any]:
-    """The quality gate as publishing calls it (warehouse.gate.run_gate), its libraries loaded as
+    """The quality gate as publishing calls it (warehouse.gate.suite.run_gate), its libraries loaded as
     the runtime says."""
     return _validate
 
@@ -68,6 +68,6 @@ def gate_runner() -> Callable[..., Any]:
 def _validate(*args: Any, **kwargs: Any) -> Any:
     with loading():
         import_gx()
-        from warehouse.gate import run_gate
+        from warehouse.gate.suite import run_gate
 
         return run_gate(*args, **kwargs)

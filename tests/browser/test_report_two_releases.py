@@ -16,7 +16,7 @@ from flows.cli import main
 from flows.cli.core import DEMO_CONFIG, demo_months
 from sources.demo import write_demo_dump
 from tests.builds import rebuild
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 

@@ -63,7 +63,7 @@ def publish_examples(root: Path, rows: list[dict], recipe: dict) -> dict:
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
-    from warehouse.publish import publish_release
+    from warehouse.releases.publish import publish_release
 
     examples = root / f"examples-{len(list(root.glob('examples-*')))}.parquet"
     with ParquetSink(examples, EXAMPLES) as sink:

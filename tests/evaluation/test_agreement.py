@@ -1,4 +1,4 @@
-"""`express agreement` and `evaluation.agreement` on rater files (the coefficients: tests/schemas)."""
+"""`express agreement` and `evaluation.scoring.agreement` on rater files (the coefficients: tests/schemas)."""
 import json
 import subprocess
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from common.agreement import cohen_kappa
-from evaluation.agreement import agreement, read_ratings
+from evaluation.scoring.agreement import agreement, read_ratings
 
 REPO = Path(__file__).resolve().parents[2]
 

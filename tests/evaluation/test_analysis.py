@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from evaluation.analysis import analyse, canonical_mapper, jensen_shannon
-from evaluation.stats import bootstrap_intervals, cohens_d_paired, paired_test
+from evaluation.scoring.analysis import analyse, canonical_mapper, jensen_shannon
+from evaluation.scoring.stats import bootstrap_intervals, cohens_d_paired, paired_test
 from schemas.lexicon import Decomposition
 
 SAD = (0, 0, 0, 0, 0, 1, 0, 0, 0, 1)

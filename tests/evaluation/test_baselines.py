@@ -3,10 +3,11 @@ import json
 
 import pytest
 
-from evaluation.parsing import parse_answer
-from evaluation.predictors import Item, PredictorOptions, TrainItem
-from evaluation.registry import get_predictor
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.scoring.parsing import parse_answer
+from evaluation.predictors.base import Item, PredictorOptions, TrainItem
+from evaluation.predictors.registry import get_predictor
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from warehouse.layout import Warehouse
 
 pytestmark = pytest.mark.slow  # fits and runs the baselines on releases (tests/conftest.py)

@@ -1,9 +1,9 @@
 """Canonical-level accuracy (AccC) beside the paper's surface-level AccL."""
 import json
 
-from evaluation.canonical import canonical_accuracy, canonical_hits, canonical_scores
-from evaluation.metrics import express_scores
-from evaluation.parsing import parse_answer
+from evaluation.scoring.canonical import canonical_accuracy, canonical_hits, canonical_scores
+from evaluation.scoring.metrics import express_scores
+from evaluation.scoring.parsing import parse_answer
 from schemas.lexicon import default_decomposition
 from schemas.vocabulary import default_vocabulary
 

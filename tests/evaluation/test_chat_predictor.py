@@ -1,21 +1,26 @@
 """The OpenAI-compatible predictor with the real `openai` client against a fake server on 127.0.0.1."""
 import json
+import os
+import signal
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from common.parquet import iter_rows
-from evaluation.chat import ChatConfigError
-from evaluation.predictors import PredictorOptions
-from evaluation.run import evaluate_release, read_run_predictions
+from common.stopping import Terminated
+from evaluation.predictors.chat import ChatConfigError
+from evaluation.predictors.base import PredictorOptions
+from evaluation.predictors.registry import PredictorError
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
 SECRET = "sk-test-do-not-store-7f3a"
-# the shipped prompt settings, read as plain TOML (not through evaluation.prompts, which is under test)
+# the shipped prompt settings, read as plain TOML (not through evaluation.predictors.prompts, which is under test)
 PROMPTS = tomllib.loads((Path(__file__).resolve().parents[2] / "evaluation" / "data" / "prompts.toml").read_text())
 
 
@@ -117,7 +122,7 @@ def test_a_refused_key_or_model_stops_the_run_at_once_and_marks_it_failed(tiny_r
         assert len(server.requests) <= 2
     failed = [json.loads(p.read_text()) for p in (wh.root / "evaluations").glob("*/config.json")]
     assert any(c["status"] == "failed" and c["model"] == model for c in failed)
-    from evaluation.runs import list_runs
+    from evaluation.outputs.runs import list_runs
 
     assert all(r.config["model"] != model for r in list_runs(wh))  # failed runs never reach a leaderboard
 
@@ -173,3 +178,62 @@ def test_a_damaged_cache_entry_is_asked_again_and_repaired(tiny_release, tmp_pat
                                model="m-damaged", options=options(server, tmp_path / "c"))
         assert len(server.requests) == 2 and run.metrics["VRate"] == 1.0
     assert json.loads(entry.read_text())["content"].startswith("[")
+
+
+@pytest.mark.parametrize(("status", "attempts"), [(501, 1), (505, 1), (503, 3), (429, 3)])
+def test_only_an_answer_a_retry_may_cure_is_retried(tiny_release, tmp_path, status, attempts):
+    """docs/faults.md: a server that answers 501 (or another 5xx no retry cures) fails each row at
+    its first attempt; overload (503) and rate limits (429) are retried up to --max-retries."""
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        server.fail_every_chat = status
+        with pytest.raises(PredictorError, match=f"the first: {status} after {attempts} attempts"):
+            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=2,
+                             model=f"m-every-{status}", options=options(server, tmp_path / "c", max_retries=2,
+                                                                         backoff=0.0, concurrency=1))
+        assert len(server.requests) == 2 * attempts
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_stop_during_evaluate_sends_no_retry_marks_the_run_interrupted_and_keeps_its_answers(tiny_release, tmp_path,
+                                                                                              signum):
+    """Ctrl-C or SIGTERM while a row waits to be retried: the run stops at once (neither the retry
+    nor any later row is sent), its folder says `interrupted`, and a rerun asks only for the rows
+    that had no answer. The signal raises as `express` makes it raise (common/stopping.py)."""
+    wh = Warehouse.at(tiny_release["warehouse"])
+    model = f"m-stopped-{signum}"
+    stop = KeyboardInterrupt if signum == signal.SIGINT else Terminated
+
+    def raise_stop(*_: object) -> None:
+        raise stop()
+
+    before = signal.signal(signum, raise_stop)
+    try:
+        with FakeOpenAIServer() as server:
+            server.faults.extend([None, None, "503"])  # rows 1 and 2 answered, row 3 overloaded: a retry waits
+            server.on_request = lambda n: n == 3 and os.kill(os.getpid(), signum)
+            with pytest.raises(stop):
+                evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5, model=model,
+                                 options=options(server, tmp_path / "c", max_retries=1, backoff=3.0, concurrency=1))
+            sent = len(server.requests)
+            server.on_request = None
+            rerun = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5, model=model,
+                                     options=options(server, tmp_path / "c", concurrency=1))
+            asked_again = len(server.requests) - sent
+    finally:
+        signal.signal(signum, before)
+    assert sent == 3
+    (stopped,) = [c for p in (wh.root / "evaluations").glob("*/config.json")
+                  if (c := json.loads(p.read_text()))["model"] == model and c["run_id"] != rerun.run_id]
+    assert stopped["status"] == "interrupted"
+    assert asked_again == 3 and rerun.metrics["rows"] == 5  # rows 1 and 2 came from the cache
+
+
+def test_an_unknown_model_is_refused_naming_the_models_the_server_offers(tiny_release, tmp_path):
+    wh = Warehouse.at(tiny_release["warehouse"])
+    with FakeOpenAIServer() as server:
+        server.faults.append("404")
+        with pytest.raises(ChatConfigError, match=f"answered 404 for model 'm-typo'; it offers 'fake' "
+                                                  f"\\(GET {server.base_url}/models\\)"):
+            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=2, model="m-typo",
+                             options=options(server, tmp_path / "c", concurrency=1))

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutoffs import CUTOFFS_FILE, load_cutoffs, resolve_cutoff
-from evaluation.report import write_report
-from evaluation.run import evaluate_release, read_run_predictions
-from evaluation.score_file import score_file
-from evaluation.window import iso
+from evaluation.live.cutoffs import CUTOFFS_FILE, load_cutoffs, resolve_cutoff
+from evaluation.outputs.report import write_report
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
+from evaluation.scoring.score_file import score_file
+from evaluation.live.window import iso
 from flows.cli import main
 from schemas.config import LiveFields, utc_seconds
 from schemas.lexicon import default_decomposition
@@ -42,16 +43,38 @@ def test_a_users_file_comes_before_the_shipped_one_and_cutoff_before_both(tmp_pa
         {"cutoff": "2022-01-01", "source": "--cutoff"}
 
 
+@pytest.mark.parametrize(("entries", "said"), [
+    ('[[models]]\npattern = "a*"\ncutoff = "2024-01-01"\n[[models]]\npattern = "b*"\ncutoff = "June"\n',
+     "[[models]] #2 (b*) cutoff: 'June' is not a date"),
+    ("models = 5\n", ": `models` must be [[models]] tables, got 5"),
+    ('[[models]]\npattern = "a*"\ncutoff = "0001-01-01"\n', "[[models]] #1 (a*) cutoff: '0001-01-01' is out of range"),
+    ('[[models]]\npattern = "a*"\ncutoff = "2024-01-01"\nstated = 2023\n',
+     "[[models]] #1 (a*): `stated` must be a string, got 2023"),
+], ids=["not-a-date", "models-a-number", "year-one", "stated-a-number"])
 def test_a_bad_cutoffs_file_stops_evaluate_in_one_line_naming_the_file_and_the_entry(tiny_release, tmp_path,
-                                                                                     capsys):
+                                                                                     capsys, entries, said):
     bad = tmp_path / "cutoffs.toml"
-    bad.write_text(CUTOFFS_FILE.read_text().split("[[models]]")[0]
-                   + '[[models]]\npattern = "a*"\ncutoff = "2024-01-01"\n[[models]]\npattern = "b*"\ncutoff = "June"\n')
+    bad.write_text(CUTOFFS_FILE.read_text().split("[[models]]")[0] + entries)
     code = main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
                  "--cutoffs", str(bad)])
     err = capsys.readouterr().err
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert f"{bad} [[models]] #2 (b*) cutoff: 'June' is not a date" in err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "internal error" not in err
+    assert f"{bad}{said}" in err or f"{bad} {said}" in err
+
+
+def test_the_cutoffs_file_docs_live_md_shows_loads_as_it_is(tmp_path):
+    """The page's example, copied into a file of one's own, is a cutoffs file the reader takes."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "live.md").read_text()
+    example = []
+    for line in page.split("one `[[models]]` table per entry:\n", 1)[1].splitlines():
+        if line and not line.startswith("    "):  # the prose after the indented block
+            break
+        example.append(line.removeprefix("    "))
+    assert "[[models]]" in example
+    mine = tmp_path / "cutoffs.toml"
+    mine.write_text("\n".join(example) + "\n")
+    table = load_cutoffs(mine)
+    assert table.version and [e.pattern for e in table.entries] == ["*llama-3.1*"]
 
 
 def split_run(tiny_release, cutoff: int, min_rows: int):

@@ -8,14 +8,14 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation.fewshot import EmbeddingBackendError
-from evaluation.predictors import PredictorOptions
+from evaluation.predictors.fewshot import EmbeddingBackendError
+from evaluation.predictors.base import PredictorOptions
 from evaluation.run import evaluate_release
 from flows.cli import main
 from tests.evaluation.conftest import SITUATIONS
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -84,7 +84,7 @@ def test_a_named_embedding_model_that_cannot_be_used_stops_instead_of_falling_ba
 
 
 def test_minilm_embeddings_are_unit_vectors_of_the_model_size(tiny_release):
-    from evaluation.fewshot import make_embedder
+    from evaluation.predictors.fewshot import make_embedder
 
     emb = make_embedder(MODEL)
     vecs = emb.encode(["I feel so <mask> about my exam.", "My dog died last week."])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.run import read_run_predictions
+from evaluation.run_numbers import read_run_predictions
 from flows.cli import main
 from schemas.config import EvaluateConfig
 from tests.fakes.openai_server import FakeOpenAIServer, target_text
@@ -116,7 +116,7 @@ def test_a_web_page_where_the_api_should_be_is_said_in_one_line(tiny_release, ca
 
 def test_a_server_that_fails_every_request_fails_the_run_which_stays_off_the_leaderboard(tiny_release,
                                                                                         capsys):
-    from evaluation.runs import leaderboard
+    from evaluation.outputs.runs import leaderboard
     from warehouse.layout import Warehouse
 
     before = _runs(tiny_release)

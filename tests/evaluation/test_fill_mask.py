@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.predictors import Item, PredictorOptions
+from evaluation.predictors.base import Item, PredictorOptions
 from flows.cli import main
 
 pytestmark = pytest.mark.slow  # loads a transformers model (tests/conftest.py)
@@ -68,7 +68,7 @@ def test_hf_fill_mask_runs_through_the_cli_on_the_demo_release(demo_build, tiny_
 def test_fill_mask_ranks_are_the_transformers_pipeline_ranks(tiny_mlm):
     from transformers import pipeline
 
-    from evaluation.fill_mask import FillMaskPredictor
+    from evaluation.predictors.fill_mask import FillMaskPredictor
 
     text = "I feel so <mask> about the exam, and later I was <mask> again."
     ours = FillMaskPredictor(PredictorOptions(model=str(tiny_mlm), top_k=5)).ranked(Item.from_row({"post_id": "x", "masked_text": text}))
@@ -78,7 +78,7 @@ def test_fill_mask_ranks_are_the_transformers_pipeline_ranks(tiny_mlm):
 
 
 def test_fill_mask_without_the_extra_names_it(monkeypatch):
-    from evaluation.registry import get_predictor
+    from evaluation.predictors.registry import get_predictor
 
     monkeypatch.setitem(sys.modules, "transformers", None)
     with pytest.raises(ImportError, match=r"pip install -c constraints.txt -e '\.\[hf\]'"):

@@ -9,8 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from evaluation.answers import answer_schema
-from evaluation.parsing import parse_answer
+from evaluation.predictors.answers import answer_schema
+from evaluation.scoring.parsing import parse_answer
 from flows.cli import main
 from schemas.config import utc_seconds
 from tests.evaluation.conftest import publish_examples, read_run_file as read, smollm2_gguf
@@ -71,8 +71,8 @@ def test_hf_chat_answers_structured_on_the_demo_release_and_records_its_speed(de
 
 @pytest.fixture(scope="module")
 def smollm2() -> tuple[object, object]:
-    from evaluation.constrained import AnswerGrammar
-    from evaluation.hf_chat import load_model, resolve_model
+    from evaluation.predictors.constrained import AnswerGrammar
+    from evaluation.predictors.hf_chat import load_model, resolve_model
 
     folder, gguf = resolve_model(str(smollm2_gguf()))
     tokenizer, model = load_model(str(folder), gguf, "cpu")
@@ -82,7 +82,7 @@ def smollm2() -> tuple[object, object]:
 def test_constrained_decoding_writes_what_the_servers_schema_accepts_whatever_the_logits(smollm2):
     import torch
 
-    from evaluation.constrained import SchemaLogitsProcessor
+    from evaluation.predictors.constrained import SchemaLogitsProcessor
 
     tokenizer, grammar = smollm2
     eos = tokenizer.eos_token_id

@@ -10,10 +10,10 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
-from evaluation.analysis import entropy_bits, jensen_shannon
+from evaluation.scoring.analysis import entropy_bits, jensen_shannon
 from flows.cli import main
 from tests.evaluation.conftest import tiny_examples
-from warehouse.gate import js_divergence
+from warehouse.gate.suite import js_divergence
 
 pytestmark = pytest.mark.slow  # publishes releases through the gate (tests/conftest.py)
 
@@ -69,7 +69,7 @@ def _publish(root: Path, rows: list[dict], gate: bool):
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
-    from warehouse.publish import publish_release
+    from warehouse.releases.publish import publish_release
 
     path = root / f"examples-{len(list(root.glob('examples-*')))}.parquet"
     with ParquetSink(path, EXAMPLES) as sink:

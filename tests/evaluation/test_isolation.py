@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from evaluation.predictors import Item, TrainItem
+from evaluation.predictors.base import Item, TrainItem
 from flows.cli import main
 from tests.evaluation.cheating import Cheater
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 CHEATER = "tests.evaluation.cheating:Cheater"
 ITEM_FIELDS = ["masked_text", "n_masks", "post_id", "segment_index", "subreddit"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation.predictors import PredictorOptions
-from evaluation.probe import check_alignment
-from evaluation.probe_models import LogprobsUnavailable, ServerProbeModel
+from evaluation.predictors.base import PredictorOptions
+from evaluation.live.probe import check_alignment
+from evaluation.live.probe_models import LogprobsUnavailable, ServerProbeModel
 from flows.cli import main
 from schemas.config import utc_seconds
 from tests.evaluation.conftest import read_run_file as read

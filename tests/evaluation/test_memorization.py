@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.memorization import halves, load_probe_settings, longest_common_run, min_k_prob, ngram_overlap, words
-from evaluation.probe import probe_run
-from evaluation.run import evaluate_release, read_run_predictions
-from evaluation.window import iso
-from evaluation.predictors import PredictorOptions
+from evaluation.live.memorization import halves, load_probe_settings, longest_common_run, min_k_prob, ngram_overlap, words
+from evaluation.live.probe import probe_run
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
+from evaluation.live.window import iso
+from evaluation.predictors.base import PredictorOptions
 from schemas.config import LiveFields
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse

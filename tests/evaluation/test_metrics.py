@@ -4,9 +4,9 @@ import sys
 
 import pytest
 
-from evaluation.metrics import binary_f1, express_scores
-from evaluation.parsing import parse_answer, parse_labels
-from evaluation.score_file import score_file
+from evaluation.scoring.metrics import binary_f1, express_scores
+from evaluation.scoring.parsing import parse_answer, parse_labels
+from evaluation.scoring.score_file import score_file
 from schemas.lexicon import default_decomposition
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[2]

@@ -3,9 +3,9 @@
 import json
 from dataclasses import fields
 
-from evaluation.predictors import PredictorOptions
-from evaluation.prompts import load_prompts
-from evaluation.registry import BUILTIN
+from evaluation.predictors.base import PredictorOptions
+from evaluation.predictors.prompts import load_prompts
+from evaluation.predictors.registry import BUILTIN
 from flows.cli import parser
 from schemas.config import EvaluateConfig, PredictorFields
 from tests.fresh_python import fresh_python
@@ -37,7 +37,7 @@ sys.modules["probe"] = probe
 
 from flows.cli import parser
 from flows.cli.evaluate import evaluate_options
-from evaluation.predictors import PredictorOptions
+from evaluation.predictors.base import PredictorOptions
 from evaluation.run import evaluate_release
 from warehouse.layout import Warehouse
 

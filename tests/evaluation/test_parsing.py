@@ -1,8 +1,8 @@
 """Robust answer parsing: lists in many shapes, reasoning before the answer, INVALID on wrong counts."""
 import pytest
 
-from evaluation.metrics import express_scores
-from evaluation.parsing import parse_answer, parse_ranked
+from evaluation.scoring.metrics import express_scores
+from evaluation.scoring.parsing import parse_answer, parse_ranked
 from schemas.lexicon import default_decomposition
 
 

@@ -1,9 +1,9 @@
 """Prompt settings as versioned data, and few-shot selection rules."""
 import pytest
 
-from evaluation.fewshot import ShotPool
-from evaluation.predictors import Item, TrainItem
-from evaluation.prompts import PROMPTS_FILE, build_messages, load_prompts
+from evaluation.predictors.fewshot import ShotPool
+from evaluation.predictors.base import Item, TrainItem
+from evaluation.predictors.prompts import PROMPTS_FILE, build_messages, load_prompts
 
 
 def test_shipped_prompts_have_a_version_and_the_four_paper_settings():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.score_file import score_file
+from evaluation.scoring.score_file import score_file
 from flows.cli import main
 from schemas.lexicon import default_decomposition
 from tests.evaluation.conftest import free_port

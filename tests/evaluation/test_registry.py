@@ -10,10 +10,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation.registry import BUILTIN, PredictorError, get_predictor, resolve
+from evaluation.predictors.registry import BUILTIN, PredictorError, get_predictor, resolve
 from flows.cli import main
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -70,16 +70,16 @@ def test_unknown_names_say_did_you_mean_and_fail_before_any_work(tiny_release, c
 
 
 def test_the_registry_imports_no_predictor_until_one_is_asked_for():
-    code = ("import sys, evaluation.registry, evaluation.predictors; "
+    code = ("import sys, evaluation.predictors.registry, evaluation.predictors.base; "
             "print(sorted(m for m in sys.modules if m.startswith('evaluation.')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    assert eval(out) == ["evaluation.predictors", "evaluation.registry"]
+    assert eval(out) == ["evaluation.predictors", "evaluation.predictors.base", "evaluation.predictors.registry"]
     # every builtin entry loads, and each module imports predictors, never the other way round
     for name, target in BUILTIN.items():
         cls = resolve(name)
         assert cls.target == target and cls.source == "builtin"
-    source = (REPO / "evaluation" / "predictors.py").read_text()
-    assert "import baselines" not in source and "evaluation.chat" not in source and "fill_mask" not in source
+    source = (REPO / "evaluation" / "predictors" / "base.py").read_text()
+    assert "import baselines" not in source and "evaluation.predictors.chat" not in source and "fill_mask" not in source
 
 
 def test_a_plugin_from_a_temporary_package_runs_through_evaluate_and_reaches_the_leaderboard(

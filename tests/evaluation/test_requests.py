@@ -4,13 +4,14 @@ server will not on demand (refusing every response_format, a stall past the time
 import json
 from pathlib import Path
 
-from evaluation.answers import answer_schema, response_format
-from evaluation.chat import slots_from_props
-from evaluation.concurrency import AdaptiveWindow
-from evaluation.invalid import invalid_shapes, shape
-from evaluation.predictors import PredictorOptions
-from evaluation.prompts import load_prompts
-from evaluation.run import evaluate_release, read_run_predictions
+from evaluation.predictors.answers import answer_schema, response_format
+from evaluation.predictors.chat import slots_from_props
+from evaluation.predictors.concurrency import AdaptiveWindow
+from evaluation.scoring.invalid import invalid_shapes, shape
+from evaluation.predictors.base import PredictorOptions
+from evaluation.predictors.prompts import load_prompts
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
 

@@ -130,3 +130,14 @@ def test_a_null_answer_is_an_error_naming_its_line_unless_a_run_says_its_request
                       encoding="utf-8")
     scores = _scored(capsys, "--predictions", str(failed))
     assert scores["rows"] == 2 and scores["VRate"] == 0.5 and scores["AccL"] == 0.5
+
+
+@pytest.mark.parametrize("command", [["score"], ["vocab", "score"]], ids=["score", "vocab-score"])
+def test_a_row_without_gold_words_is_an_error_naming_its_line_not_a_score_of_zero_masks(tmp_path, capsys, command):
+    jsonl = tmp_path / "p.jsonl"
+    jsonl.write_text(json.dumps({"labels": ["sad"], "output": "['sad']"}) + "\n"
+                     + json.dumps({"labels": [], "output": "[]"}) + "\n", encoding="utf-8")
+    _refused(capsys, [*command, "--predictions", str(jsonl)], f"{jsonl}:2:", "'labels' is empty")
+    csv_file = tmp_path / "p.csv"
+    csv_file.write_text("labels,output\n\"[]\",sad\n", encoding="utf-8")
+    _refused(capsys, [*command, "--predictions", str(csv_file)], f"{csv_file}:2:", "'labels' is empty")

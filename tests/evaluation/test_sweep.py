@@ -10,7 +10,7 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
-from evaluation.parsing import parse_answer
+from evaluation.scoring.parsing import parse_answer
 from flows.cli import main
 from tests.fakes.openai_server import FakeOpenAIServer
 

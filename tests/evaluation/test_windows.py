@@ -2,13 +2,15 @@
 leaderboard shows and filters by it, compare names both; a bad or empty window stops the command in
 one line before any work or request. The tiny release's post i was posted at 1700000000 + i s."""
 import json
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation.run import evaluate_release, read_run_predictions
-from evaluation.window import iso
+from evaluation.run import evaluate_release
+from evaluation.run_numbers import read_run_predictions
+from evaluation.live.window import iso
 from flows.cli import main
 from schemas.config import LiveFields
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -92,6 +94,9 @@ def test_an_empty_window_is_refused_in_one_line_before_any_request(tiny_release,
     (["--posted-after", "2023-13-01"], "--posted-after: '2023-13-01' is not a date"),
     (["--posted-after", "2024-02-01", "--posted-before", "2024-01-01"], "must come before --posted-before"),
     (["--cutoff", "soon"], "--cutoff: 'soon' is not a date"),
+    (["--posted-after", "0001-01-01"], "--posted-after: '0001-01-01' is out of range: a date from 1970-01-01"),
+    (["--posted-before", "9999-12-31T23:00-05:00"], "--posted-before: '9999-12-31T23:00-05:00' is out of range"),
+    (["--cutoff", "1969-12-31"], "--cutoff: '1969-12-31' is out of range"),
     (["--probe", "everything"], "unknown probe 'everything'"),
     (["--probe", "memorization"], "it needs --predictor openai-compatible or hf-chat"),
 ])
@@ -110,3 +115,31 @@ def test_a_bad_date_in_a_recipe_names_the_file_and_the_key(tiny_release, tmp_pat
                  "--config", str(recipe)])
     err = capsys.readouterr().err
     assert code == 2 and f"{recipe} [evaluate] posted_before: 'last week' is not a date" in err
+
+
+def test_the_leaderboard_refuses_a_backwards_window_naming_both_flags(tiny_release, capsys):
+    code = main(["leaderboard", "--warehouse", tiny_release["warehouse"], "--posted-after", "2024-02-01",
+                 "--posted-before", "2024-01-01"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--posted-after (2024-02-01) must come before --posted-before (2024-01-01)" in err
+
+
+def test_a_stored_window_that_cannot_be_read_back_leaves_that_run_out_and_poisons_nothing(tiny_release, tmp_path,
+                                                                                           capsys):
+    """A run folder whose config holds a window no date parser reads (as `--posted-after 0001-01-01`
+    once stored: `1-01-01..`) is named once and left out; the leaderboard and compare go on."""
+    wh = tmp_path / "wh"
+    shutil.copytree(tiny_release["warehouse"], wh, ignore=shutil.ignore_patterns("evaluations"))
+    copy = {**tiny_release, "warehouse": str(wh)}
+    whole, late = window_run(copy), window_run(copy, at(24), predictor="context-lexicon")
+    poisoned = wh / "evaluations" / "20000101T000000-most-frequent-bad"
+    shutil.copytree(whole.path, poisoned)
+    config = json.loads((poisoned / "config.json").read_text())
+    (poisoned / "config.json").write_text(json.dumps({**config, "created": "2099-01-01T00:00:00+00:00",
+                                                      "window": {"posted_after": "1-01-01", "posted_before": ""}}))
+    assert main(["leaderboard", "--warehouse", str(wh), "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert {row["run"] for row in json.loads(out)} == {whole.run_id, late.run_id}
+    assert f"{poisoned / 'config.json'}: its window cannot be read back" in err
+    assert main(["compare", whole.run_id, late.run_id, "--warehouse", str(wh)]) == 0
+    assert f"paired rows: {late.metrics['rows']} " in capsys.readouterr().out

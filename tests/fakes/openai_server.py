@@ -1,8 +1,9 @@
 """A small OpenAI-compatible chat server on 127.0.0.1 for tests: real HTTP, scripted faults.
 
 `faults` is consumed one per request, in order: "429" (rate limited, Retry-After 0), "500",
-"401" (a bad key), "403" (a key without access to the model), "404" (no such model), or a number
-of seconds to stall before answering (the client times out first). Without a fault,
+"503" (overloaded), "401" (a bad key), "403" (a key without access to the model), "404" (no such
+model), or a number of seconds to stall before answering (the client times out first).
+`on_request(n)` is called with each chat request's number (1, 2, ...) before it is answered. Without a fault,
 `responder(text, k, body)` writes the answer; by default a list of k words. Every request body
 and Authorization header is recorded, and the most requests it held at once (`max_in_flight`);
 `hold_until_in_flight = n` holds each request until n are in (at most 30 s), so a client that
@@ -42,6 +43,7 @@ class FakeOpenAIServer:
         self.refuse_response_format = False
         self.fail_every_chat: int | None = None
         self.models_page: str | None = None
+        self.on_request: Callable[[int], None] | None = None
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self.max_in_flight = 0
@@ -104,6 +106,7 @@ class FakeOpenAIServer:
                     return
                 with fake._lock:
                     fake.requests.append(body)
+                    number = len(fake.requests)
                     fake.auth_headers.append(self.headers.get("Authorization", ""))
                     fault = fake.faults.popleft() if fake.faults else None
                     fake._in_flight += 1
@@ -114,6 +117,8 @@ class FakeOpenAIServer:
                     if fake.hold_until_in_flight:
                         fake._arrived.wait_for(lambda: fake._held_enough, timeout=30)
                 try:
+                    if fake.on_request is not None:
+                        fake.on_request(number)
                     self._answer(body, fault)
                 finally:
                     with fake._lock:
@@ -130,7 +135,7 @@ class FakeOpenAIServer:
                 if fault == "429":
                     self._send(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}}, {"Retry-After": "0"})
                     return
-                if fault in ("500", "401", "403", "404"):
+                if fault in ("500", "503", "401", "403", "404"):
                     self._send(int(fault), {"error": {"message": f"scripted {fault}", "type": "server_error"}})
                     return
                 if isinstance(fault, (int, float)):

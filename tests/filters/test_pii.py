@@ -250,3 +250,17 @@ def test_the_kinds_a_recipe_names_are_the_kinds_the_detectors_find():
     assert KINDS == (*STRUCTURED_KINDS, "name")
     assert set(SWITCHES) == set(KINDS)
     assert set(SWITCHES.values()) <= {f.name for f in fields(FilterConfig)}
+
+
+def test_a_post_with_a_blank_title_is_its_body_alone_and_scrubs_to_it():
+    """No leading blank line where the title would be; scrubbing cuts the fields back out of it."""
+    from sources.reddit_json import post_from_json
+
+    for title in ("", "   "):
+        post = post_from_json({"id": "e1", "title": title, "selftext": "I feel so sad, mail me at jo@example.com"},
+                              source="dump")
+        assert post.text == post.selftext == "I feel so sad, mail me at jo@example.com"
+        scrubbed = Scrubber(["email"]).scrub_posts([post])[0]
+        assert scrubbed.text == scrubbed.selftext == "I feel so sad, mail me at [EMAIL]" and scrubbed.title == title
+    titled = post_from_json({"id": "e2", "title": "Today", "selftext": "I feel sad"}, source="dump")
+    assert titled.text == "Today\n\nI feel sad"

@@ -145,7 +145,7 @@ def test_split_and_publish_retry_what_may_clear_but_not_a_damaged_dump_or_a_refu
     from flows.build import _retry_unless_it_cannot_heal, publish_task, step_task
     from pipeline.split import SplitStep
     from sources.dumps import DumpError
-    from warehouse.publish import GateFailed, PublishError
+    from warehouse.releases.publish import GateFailed, PublishError
 
     split_task = step_task(SplitStep)
     for step in (split_task, publish_task):

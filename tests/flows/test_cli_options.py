@@ -24,7 +24,7 @@ def _publish(root: Path, rows: list[dict], name: str = "tiny"):
     from schemas.config import recipe_from_dict
     from schemas.records import EXAMPLES
     from warehouse.layout import Warehouse
-    from warehouse.publish import publish_release
+    from warehouse.releases.publish import publish_release
 
     path = root / f"examples-{len(list(root.glob('examples-*')))}.parquet"
     with ParquetSink(path, EXAMPLES) as sink:

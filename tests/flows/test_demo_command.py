@@ -4,13 +4,12 @@ the two, and its card linking the report. It runs as from a terminal (`make demo
 prints is its own: progress lines and the summary, no warning or log line of a library's."""
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.fresh_python import REPO, environ_without
+from tests.fresh_python import REPO, environ_without, run_until_idle
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -22,9 +21,8 @@ def test_demo_command_builds_two_releases_evaluates_reports_and_exports(prefect_
     may reach the demo's output (issue 65: tracebacks of a server stopped while recording)."""
     env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(prefect_home),
                           PREFECT_SERVER_LOGGING_LEVEL="DEBUG")
-    demo = subprocess.run([sys.executable, "-m", "flows.cli", "demo", "--posts", "400", "--warehouse",
-                           str(tmp_path / "wh"), "--workdir", str(tmp_path / "in")], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=900)
+    demo = run_until_idle([sys.executable, "-m", "flows.cli", "demo", "--posts", "400", "--warehouse",
+                           str(tmp_path / "wh"), "--workdir", str(tmp_path / "in")], cwd=REPO, env=env)
     assert demo.returncode == 0, demo.stderr[-3000:]
     out = demo.stdout
     for line in filter(None, demo.stderr.splitlines()):

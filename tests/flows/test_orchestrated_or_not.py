@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.evaluation.conftest import publish_examples, tiny_examples
-from tests.fresh_python import REPO, environ_without, fresh_python
+from tests.fresh_python import REPO, environ_without, fresh_python, run_until_idle
 
 pytestmark = pytest.mark.slow  # a Prefect server and fresh interpreters (tests/conftest.py)
 
@@ -115,8 +115,10 @@ def test_with_a_prefect_server_configured_evaluate_and_build_are_flow_runs_there
 
     dump = write_demo_dump(tmp_path / "in", DemoSpec(posts=120))
     env = {**no_api_env(tmp_path), "PREFECT_API_URL": prefect_server}
-    out = fresh_python(BOTH, release["warehouse"], str(dump), str(tmp_path / "builds"), env=env, timeout=600)
-    assert json.loads(out.strip().splitlines()[-1]) == {"codes": [0, 0], "temporary": None}
+    done = run_until_idle([sys.executable, "-c", BOTH, release["warehouse"], str(dump), str(tmp_path / "builds")],
+                          cwd=REPO, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"codes": [0, 0], "temporary": None}
     runs = httpx.post(f"{prefect_server}/flow_runs/filter", json={"sort": "START_TIME_ASC"}).json()
     flows = {f["id"]: f["name"] for f in httpx.post(f"{prefect_server}/flows/filter", json={}).json()}
     seen = [(flows[r["flow_id"]], r["state_type"]) for r in runs]

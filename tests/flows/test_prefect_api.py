@@ -5,13 +5,12 @@ flow runs under it that end without waiting for Prefect's heartbeat thread; a us
 as it is."""
 
 import io
-import subprocess
 import sys
 from types import SimpleNamespace
 
 import pytest
 
-from tests.fresh_python import REPO, environ_without, fresh_python
+from tests.fresh_python import REPO, environ_without, fresh_python, run_until_idle
 
 pytestmark = pytest.mark.slow  # temporary Prefect servers in fresh interpreters (tests/conftest.py)
 
@@ -138,7 +137,7 @@ def test_an_in_process_build_command_uses_the_temporary_api_and_its_rerun_prints
             "print('rerun', flush=True); print('rerun', file=sys.stderr, flush=True)\n"
             "print(main(argv))")
     env = environ_without(*NO_API, PREFECT_HOME=str(prefect_home), PREFECT_SERVER_LOGGING_LEVEL="DEBUG")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    done = run_until_idle([sys.executable, "-c", code], cwd=REPO, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     out, rerun_out = done.stdout.split("rerun\n")
     assert out.split()[-3:] == ["0", "False", "True"], out[-2000:]

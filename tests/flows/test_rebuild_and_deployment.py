@@ -120,7 +120,8 @@ def _ids(manifest: str) -> list[str]:
     return sorted(i for p in (rel / "data").glob("*.parquet") for i in pq.read_table(p).column("post_id").to_pylist())
 
 
-def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_path):
+def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_path, capsys):
+    from flows.cli import main
     from sources.demo import DemoSpec, write_demo_dump
     from tests.builds import rebuild
 
@@ -130,8 +131,12 @@ def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_
     v1 = json.loads(Path(first["release"]["manifest"]).read_text())
     assert v1["version"] == "v1" and "parent" not in v1
 
-    same = rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)
-    assert same["release"] is None and same["parent"] == "express-demo/v1"
+    capsys.readouterr()
+    assert main(["rebuild", "--input", str(dumps), "--warehouse", str(wh), "--config", str(CONFIG),
+                 "--shard-lines", "100", "--workers", "0"]) == 0
+    said = capsys.readouterr().out
+    assert said.count("up to date: express-demo/v1 already has these inputs") == 1, said  # said once
+    assert not (wh / "express-demo" / "v2").exists()
 
     feb = _month_dump(dumps, "2024-02", 200, 99, "f")
     second = rebuild([str(dumps)], str(wh), str(CONFIG), shard_lines=100, workers=0)

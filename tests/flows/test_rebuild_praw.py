@@ -47,9 +47,9 @@ def test_scheduled_rebuild_pulls_only_new_praw_results_and_publishes_them_as_a_c
         prefect_harness, creds, tmp_path, capsys):
     from flows.cli import main
     from tests.builds import rebuild
-    from warehouse.diff import diff_releases
+    from warehouse.releases.diff import diff_releases
     from warehouse.layout import Warehouse
-    from warehouse.publish import Release
+    from warehouse.releases.release import Release
 
     wh = tmp_path / "wh"
     with FakeReddit(_posts("2024-01", 150, 5, "j")) as fake:

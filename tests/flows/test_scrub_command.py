@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,32 @@ def test_a_very_long_text_is_announced_before_it_is_scrubbed(tmp_path, monkeypat
                                 "alone, in time that grows with its length"]
     out = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [r["id"] for r in out] == [1, "long", 3] and out[1]["text"].count("[PHONE]") == 60
+
+
+def test_a_text_that_takes_long_says_so_while_it_is_scrubbed(tmp_path, monkeypatch):
+    """Inside one long text there is no batch to report at: a line comes every PROGRESS_SECONDS
+    while it lasts. The scrubber here waits (at most a minute) until it has been said."""
+    from privacy import scrub_file
+    from privacy.scrubber import Scrubber
+
+    monkeypatch.setattr(scrub_file, "LONG_TEXT", 1_000)
+    monkeypatch.setattr(scrub_file, "PROGRESS_SECONDS", 0.05)
+    said: list[str] = []
+    heard = threading.Event()
+    real = Scrubber(["phone"])
+
+    class Slow:
+        def settled_found(self, texts):
+            if any(len(t) >= 1_000 for t in texts):
+                heard.wait(60)
+            return real.settled_found(texts)
+
+    def progress(line: str) -> None:
+        said.append(line)
+        if "still scrubbing" in line:
+            heard.set()
+
+    rows = [TEXTS[0], {"id": "long", "text": " ".join(["I feel fine, call 0176 123 4567."] * 60)}]
+    n = scrub_file.scrub_jsonl(_write(tmp_path / "in.jsonl", rows), tmp_path / "out.jsonl", Slow(), progress=progress)
+    assert n == 2 and heard.is_set()
+    assert any(line.startswith("text 2 of 2 (id 'long'): still scrubbing (") for line in said), said

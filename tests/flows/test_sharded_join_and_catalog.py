@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from warehouse import catalog
+from warehouse.releases import catalog
 
 REPO = Path(__file__).resolve().parents[2]
 SHARD_LINES = 40
@@ -103,7 +103,7 @@ def test_rerun_and_publish_restore_catalog_views_of_an_already_published_run(joi
     from schemas.config import load_recipe
     from tests.builds import build
     from warehouse.layout import Warehouse
-    from warehouse.publish import publish_release
+    from warehouse.releases.publish import publish_release
 
     wh = Path(sharded_join_build["warehouse"])
     before = _views(wh)

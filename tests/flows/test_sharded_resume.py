@@ -195,7 +195,7 @@ def test_a_truncated_dump_stops_the_sharded_build_naming_the_file_and_publishes_
     split); the build still stops with the dump's name and no release or catalog view appears."""
     from sources.dumps import DumpError
     from tests.builds import build
-    from warehouse.catalog import list_views
+    from warehouse.releases.catalog import list_views
     from warehouse.layout import Warehouse
 
     broken = tmp_path / "RS_2024-01.zst"

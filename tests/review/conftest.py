@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.review.helpers import copy_demo
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from schemas.config import ExtractConfig, SegmentConfig
 from schemas.funnel import Funnel
 from schemas.records import DISCLOSURES, EXAMPLES, RawPost
 from warehouse.layout import ReleasePaths
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 # Our own posts of realistic length (100-300 words), with repeated emotion words and PII.
 POSTS = {

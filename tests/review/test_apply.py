@@ -15,7 +15,7 @@ from review.items import release_items
 from review.ledger import Entry, Ledger
 from review.registry import register_items
 from tests.review.helpers import POSTS, SMALL_WINDOWS, build_tiny_release, rescrubbed, scrubbed
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 
 def _sentence(text: str, d) -> str:

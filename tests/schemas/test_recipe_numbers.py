@@ -25,7 +25,15 @@ def _recipe(tmp_path, text: str):
     ("[splits]\ntrain = 0.9\nvalidation = -0.1\ntest = 0.2\n", "[splits].validation: must be from 0 to 1, got -0.1"),
     ("[evaluate]\ntemperature = -0.5\n", "[evaluate].temperature: must be from 0 to 2, got -0.5"),
     ("[gate]\nmax_label_share = 1.5\n", "[gate].max_label_share: must be from 0 to 1, got 1.5"),
-])
+    ("[splits]\ntrain = nan\nvalidation = 0.5\ntest = 0.5\n", "[splits].train: expected a finite number, got nan"),
+    ("[evaluate]\ntimeout = inf\n", "[evaluate].timeout: expected a finite number, got inf"),
+    ("[filters]\nmin_words = 99999999999999999999\n",
+     "[filters].min_words: must be at most 9,223,372,036,854,775,807, got 99999999999999999999"),
+    ("[filters]\nmin_words = 50\nmax_words = 10\n",
+     "[filters]: min_words (50) is above max_words (10): every post would be dropped (max_words = 0 means no upper "
+     "bound)"),
+], ids=["decimal", "negative", "negative-shard", "zero-shard", "ratio-high", "ratio-negative", "temperature",
+        "share", "nan-ratio", "inf-timeout", "huge-integer", "min-above-max"])
 def test_a_number_out_of_its_kind_or_range_is_refused_naming_the_file_and_key(tmp_path, text, message):
     path = _recipe(tmp_path, text)
     with pytest.raises(ConfigError) as err:
@@ -53,3 +61,24 @@ def test_every_default_is_within_its_range():
         for key, (low, high) in keys.items():
             value = getattr(getattr(recipe, section), key)
             assert (low is None or value >= low) and (high is None or value <= high), (section, key, value)
+
+
+@pytest.mark.parametrize(("recipe", "flags", "said"), [
+    ("[filters]\nmin_words = 99999999999999999999\n", [], "min_words: must be at most 9,223,372,036,854,775,807"),
+    ("[filters]\nmin_words = 50\nmax_words = 10\n", [], "min_words (50) is above max_words (10)"),
+    ("[splits]\ntrain = nan\nvalidation = 0.5\ntest = 0.5\n", [], "[splits].train: expected a finite number"),
+    ("", ["--shard-lines", "99999999999999999999"], "--shard-lines: must be at most 9,223,372,036,854,775,807"),
+], ids=["huge-integer", "min-above-max", "nan-ratio", "huge-flag"])
+def test_build_refuses_such_a_number_in_one_line_before_any_run_folder(tmp_path, capsys, recipe, flags, said):
+    from flows.cli import main
+
+    dump = tmp_path / "RS_2024-01.jsonl"
+    dump.write_text('{"id": "a1", "title": "t", "selftext": "I feel so sad today.", "created_utc": 1704067200}\n')
+    path = _recipe(tmp_path, recipe)
+    try:
+        code = main(["build", "--input", str(dump), "--config", str(path), "--warehouse", str(tmp_path / "wh"), *flags])
+    except SystemExit as exc:  # a bad flag: argparse's exit
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and said in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "wh").exists()  # no run folder, no warehouse made

@@ -56,7 +56,7 @@ def test_quarantine_rows_are_written_in_the_records_field_order():
 
 
 def test_the_gate_reads_the_release_columns_its_examples_suite_names():
-    from warehouse.gate import checked_columns
+    from warehouse.gate.suite import checked_columns
 
     suite = {"expectations": [{"kwargs": {"column": "created_utc"}}], "id_columns": ["post_id"]}
     assert checked_columns(suite) == ["post_id", "created_utc", "text", "masked_text", "labels"]  # release order

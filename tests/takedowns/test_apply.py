@@ -24,7 +24,7 @@ from tests.fakes.reddit_server import FakeReddit
 from tests.sources.test_praw_source import creds  # noqa: F401  (creds: fixture)
 from tests.takedowns.conftest import CONFIG, REPO, Built, apply, raw_posts, relocated, rows, take_down
 from tests.takedowns.kill import HOLD, env, snapshot
-from warehouse.catalog import connect
+from warehouse.releases.catalog import connect
 from warehouse.layout import Warehouse
 
 pytestmark = pytest.mark.slow  # demo builds, applies and apply processes killed (tests/conftest.py)

@@ -12,10 +12,11 @@ from common.files import JOURNAL, commit_together, finish_commits, staged
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe, load_recipe
 from schemas.records import EXAMPLES, Example
-from takedowns.finder import Finder, file_hits
-from warehouse.fingerprints import MIN_WORDS, TextFinder, fingerprint
+from common.fingerprints import MIN_WORDS, TextFinder, fingerprint
+from common.takedown_matcher import TakedownMatcher
+from takedowns.files import file_hits
 from warehouse.layout import Warehouse
-from warehouse.publish import GateFailed, publish_release
+from warehouse.releases.publish import GateFailed, publish_release
 
 TEXT = ("Honestly I have been so tired since the move and my sister keeps calling about the rent "
         "every single evening, I feel so guilty about it.")
@@ -61,7 +62,7 @@ def test_a_text_is_found_again_however_it_is_written_and_only_it():
 
 
 def test_an_id_is_a_hit_as_a_whole_value_but_not_where_another_post_points_at_it(tmp_path):
-    finder = Finder(frozenset({"abc12"}))
+    finder = TakedownMatcher(frozenset({"abc12"}))
     hit, miss = tmp_path / "hit.jsonl", tmp_path / "miss.jsonl"
     hit.write_text(json.dumps({"post_id": "t3_ABC12"}) + "\n")
     miss.write_text(json.dumps({"id": "zz9", "link_id": "t3_abc12", "body": "abc123 is not it"}) + "\n")
@@ -86,3 +87,40 @@ def test_apply_waits_for_no_rebuild_it_would_race(tmp_path):
     publish_release(tmp_path / "ex.parquet", wh, replace(Recipe(), gate=GateConfig(enabled=False)), {})
     with file_lock(wh.rebuild_lock("express")), pytest.raises(LockTimeout, match="a rebuild of express"):
         apply_takedowns(wh, publish=lambda parent, taken: pytest.fail("nothing may be published"))
+
+
+def test_an_empty_table_of_a_shard_is_rewritten_without_error(tmp_path):
+    """A sharded build's last shard can hold an empty quarantine: the masks stay boolean (#61, case 6)."""
+    from pipeline.takedown_shards import convert_quarantine
+    from schemas.records import QUARANTINE
+
+    key = b"k" * 32
+    path = tmp_path / "quarantine-extract.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(QUARANTINE.empty_table(), path)
+    matcher = TakedownMatcher(frozenset({"abc12"}), frozenset(), (("abc12", fingerprint(key, TEXT)),), key)
+    assert convert_quarantine(path, matcher) == (None, {})
+    assert file_hits(path, matcher) is None
+
+
+def test_a_records_title_and_body_are_found_alone_and_together_and_a_crosspost_carries_its_original():
+    key = b"k" * 32
+    title, body = "A long night at the station with my sister", TEXT
+    prints = [("p1", fp) for t in (body, f"{title}\n\n{body}") if (fp := fingerprint(key, t))]
+    matcher = TakedownMatcher(frozenset({"p1"}), frozenset(), tuple(prints), key)
+    assert matcher.record_hit({"id": "zz9", "title": "other", "selftext": body})
+    assert matcher.in_json({"id": "zz9", "title": title, "selftext": body.replace("guilty", "guilty&amp;")})
+    embedded = {"id": "zz8", "title": "x", "selftext": "", "crosspost_parent_list": [{"id": "qq1", "selftext": body}]}
+    assert matcher.line_hit(json.dumps(embedded).encode())
+    assert not matcher.line_hit(json.dumps({"id": "zz7", "title": title, "selftext": "nothing like it"}).encode())
+    headless = TakedownMatcher(frozenset(), frozenset(), (("p1", fingerprint(key, body)[:3]),), key)
+    assert headless.text_hit(f"quoted: {body.upper()}")  # a fingerprint made before heads is still found
+
+
+def test_an_id_too_long_for_reddit_is_refused_and_shown_short(tmp_path):
+    from warehouse.ledgers.takedowns import TakedownError, TakedownLedger
+
+    with pytest.raises(TakedownError, match=r"\(5,000 characters\)") as exc:
+        TakedownLedger(tmp_path).add(posts=["a" * 5000], reason="x")
+    assert len(str(exc.value)) < 200 and TakedownLedger(tmp_path).version == 0

@@ -13,8 +13,8 @@ from takedowns.sync import sync
 from tests.fakes.reddit_server import FakeReddit
 from tests.sources.test_praw_source import cfg_for, creds  # noqa: F401  (creds: fixture)
 from warehouse.layout import Warehouse
-from warehouse.publish import publish_release
-from warehouse.takedowns import DELETED_ON_REDDIT, TakedownLedger
+from warehouse.releases.publish import publish_release
+from warehouse.ledgers.takedowns import DELETED_ON_REDDIT, TakedownLedger
 
 POSTS = 230  # three /api/info requests
 

@@ -19,7 +19,7 @@ from common.checksums import sha256_file
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe
 from schemas.records import EXAMPLES, Example
-from warehouse.catalog import list_views
+from warehouse.releases.catalog import list_views
 from warehouse.layout import Warehouse
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
@@ -59,7 +59,7 @@ def _force_overlap(lock_file: Path, refused, entered) -> None:
 
 
 def _publisher(examples, root, version, barrier, results, refused, entered):
-    from warehouse.publish import PublishError, publish_release
+    from warehouse.releases.publish import PublishError, publish_release
 
     _force_overlap(Warehouse.at(root).lock_path("express"), refused, entered)
     recipe = replace(Recipe(), gate=GateConfig(enabled=False))

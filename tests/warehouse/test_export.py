@@ -14,8 +14,9 @@ from flows.cli import main as cli
 from schemas.config import GateConfig, load_recipe
 from schemas.records import EXAMPLES
 from warehouse.layout import Warehouse
-from warehouse.publish import Release, publish_release
-from warehouse.splits import split_for
+from warehouse.releases.publish import publish_release
+from warehouse.releases.release import Release
+from warehouse.releases.splits import split_for
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -75,7 +76,7 @@ def test_card_folder_loads_offline_with_datasets_and_croissant_validates(demo_re
 def test_reexport_merges_existing_card_metadata(demo_release, tmp_path):
     from huggingface_hub import DatasetCard
 
-    from warehouse.card import export_card
+    from warehouse.pages.card import export_card
 
     out = tmp_path / "card"
     export_card(demo_release, out)
@@ -100,7 +101,7 @@ def test_an_export_over_a_readme_without_card_metadata_keeps_its_text_and_says_n
     with no library warning about a missing metadata block (issue 65)."""
     from huggingface_hub import DatasetCard
 
-    from warehouse.card import export_card
+    from warehouse.pages.card import export_card
 
     out = tmp_path / "card"
     out.mkdir()
@@ -195,7 +196,7 @@ def test_diff_reports_rows_added_and_removed_and_label_change(published_twice, c
 
 
 def test_a_report_says_what_a_release_does_not_record(published_twice, tmp_path):
-    from warehouse.report import render_report
+    from warehouse.pages.report import render_report
 
     wh, _, _ = published_twice
     v1, v2 = (Release.find(wh, f"express-demo/{v}") for v in ("v1", "v2"))

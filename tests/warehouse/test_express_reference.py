@@ -3,8 +3,8 @@ and a figure far from the paper's gets a note in plain words."""
 from collections import Counter
 
 from schemas.lexicon import data_versions
-from warehouse.express_reference import compare_with_express, published
-from warehouse.stats import ReleaseStats
+from warehouse.pages.express_reference import compare_with_express, published
+from warehouse.releases.stats import ReleaseStats
 
 
 def _stats(masks: dict[int, int], words: dict[int, int], surfaces: Counter) -> ReleaseStats:

@@ -9,12 +9,12 @@ import pytest
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe
 from schemas.records import EXAMPLES, Example
-from warehouse import catalog
-from warehouse.catalog import list_views
+from warehouse.releases import catalog
+from warehouse.releases.catalog import list_views
 from schemas.vocabulary import Vocabulary
-from warehouse.gate import js_divergence, run_gate
+from warehouse.gate.suite import js_divergence, run_gate
 from warehouse.layout import Warehouse
-from warehouse.publish import GateFailed, publish_release
+from warehouse.releases.publish import GateFailed, publish_release
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 
@@ -175,7 +175,7 @@ def test_an_examples_chunk_hashes_and_carries_the_texts_facts_not_the_texts():
     import pandas as pd
     import pyarrow as pa
 
-    from warehouse.gate import _checked_facts, _frame
+    from warehouse.gate.suite import _checked_facts, _frame
 
     table = pa.Table.from_pylist([e.to_row() for e in _good(8)], schema=EXAMPLES)
     facts = pa.table({"n_rows_of_id": [1] * 8, "n_splits_of_post": [1] * 8})

@@ -11,9 +11,9 @@ from privacy.scrubber import cached_scrubber
 from schemas.config import Recipe
 from schemas.expectations import pii_check
 from schemas.records import EXAMPLES, Example
-from warehouse.gate_pii import GatePii
+from warehouse.gate.pii import GatePii
 from warehouse.layout import Warehouse
-from warehouse.publish import GateFailed, publish_release
+from warehouse.releases.publish import GateFailed, publish_release
 
 PLANTED = {  # one leak of each kind, as a writer would leave it
     "email": "mail me at jane.doe@gmail.com tonight",
@@ -120,7 +120,7 @@ def _texts(examples):
 
 
 def test_a_prescan_of_the_same_detectors_gives_the_gate_exactly_what_its_own_scan_finds(tmp_path):
-    from warehouse.gate_pii import prescan
+    from warehouse.gate.pii import prescan
 
     examples = _clean(20) + [_ex(f"leak-{kind}", tail) for kind, tail in PLANTED.items()]
     files = {"train": _write(tmp_path / "ex.parquet", examples)}
@@ -132,7 +132,7 @@ def test_a_prescan_of_the_same_detectors_gives_the_gate_exactly_what_its_own_sca
 
 
 def test_the_gate_scans_itself_what_no_matching_prescan_saw(tmp_path):
-    from warehouse.gate_pii import prescan
+    from warehouse.gate.pii import prescan
 
     leaks = [_ex(f"leak-{kind}", tail) for kind, tail in PLANTED.items()]
     files = {"train": _write(tmp_path / "ex.parquet", _clean(10) + leaks)}

@@ -13,10 +13,10 @@ import pytest
 
 from tests.fresh_python import REPO, environ_without
 from tests.review.helpers import copy_demo
-from warehouse import integrity
-from warehouse.integrity import ReleaseChanged
+from warehouse.releases import integrity
+from warehouse.releases.integrity import ReleaseChanged
 from warehouse.layout import Warehouse
-from warehouse.publish import Release
+from warehouse.releases.release import Release
 
 pytestmark = pytest.mark.slow  # the demo build (tests/conftest.py)
 

@@ -5,10 +5,10 @@ from dataclasses import replace
 from common.parquet import ParquetSink
 from schemas.config import Recipe
 from schemas.records import EXAMPLES, Example
-from warehouse.card import export_card
+from warehouse.pages.card import export_card
 from warehouse.layout import Warehouse
-from warehouse.pii_statement import pii_statement
-from warehouse.publish import publish_release
+from warehouse.pages.pii_statement import pii_statement
+from warehouse.releases.publish import publish_release
 
 
 def _release(tmp_path, recipe):

@@ -7,11 +7,11 @@ from common.checksums import sha256_file
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe
 from schemas.records import EXAMPLES, Example
-from warehouse import catalog
-from warehouse.catalog import list_views, view_name
+from warehouse.releases import catalog
+from warehouse.releases.catalog import list_views, view_name
 from warehouse.layout import Warehouse
-from warehouse.publish import PublishError, publish_release
-from warehouse.splits import split_for
+from warehouse.releases.publish import PublishError, publish_release
+from warehouse.releases.splits import split_for
 
 pytestmark = pytest.mark.slow  # a long module: scheduled first (tests/conftest.py)
 

@@ -9,7 +9,7 @@ from schemas.records import EXAMPLES
 from tests.review.helpers import POSTS, build_tiny_release
 from warehouse.layout import Warehouse
 from warehouse.layout import ReleasePaths
-from warehouse.report_examples import label_examples, lowest_acceptance, snippet
+from warehouse.pages.examples import label_examples, lowest_acceptance, snippet
 
 
 @pytest.fixture(scope="module")

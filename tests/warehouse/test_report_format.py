@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from warehouse.report_format import Markup, change, date, details, num, pct, signed, signed_pct, span, table, text
+from warehouse.pages.format import Markup, change, date, details, num, pct, signed, signed_pct, span, table, text
 
 
 def test_numbers_read_as_people_write_them():

@@ -5,10 +5,9 @@ import stat
 
 import pytest
 
-from filters.takedown import TakedownFilter
-from schemas.records import RawPost
+from common.takedown_matcher import hash_author
 from warehouse.layout import Warehouse
-from warehouse.takedowns import TakedownError, TakedownLedger, hash_author, read_key
+from warehouse.ledgers.takedowns import TakedownError, TakedownLedger
 
 
 def test_posts_are_stored_as_given_and_matched_with_or_without_t3(tmp_path):
@@ -18,10 +17,8 @@ def test_posts_are_stored_as_given_and_matched_with_or_without_t3(tmp_path):
     assert [x["post_id"] for x in lines] == ["t3_AbC12", "xyz9"]
     taken = ledger.current()
     assert taken.posts == {"abc12", "xyz9"}
-    f = TakedownFilter(taken.posts)
-    assert f.check(RawPost(id="abc12", text="x")) == "takedown"
-    assert f.check(RawPost(id="t3_xyz9", text="x")) == "takedown"
-    assert f.check(RawPost(id="other", text="x")) is None
+    matcher = taken.matcher()
+    assert matcher.id_hit("abc12") and matcher.id_hit("t3_XYZ9") and not matcher.id_hit("other")
 
 
 def test_an_author_is_stored_only_as_a_keyed_hash_with_a_private_key(tmp_path):
@@ -31,12 +28,12 @@ def test_an_author_is_stored_only_as_a_keyed_hash_with_a_private_key(tmp_path):
     assert "someone" not in raw.lower()
     key_file = Warehouse(tmp_path).takedowns.key
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-    key = read_key(Warehouse(tmp_path).takedowns)
+    key = ledger.key()
     assert json.loads(raw)["author_hmac"] == hash_author(key, "someone_else")
-    matcher = ledger.current().author_matcher()
-    assert matcher("Someone_Else") and matcher("SOMEONE_ELSE") and not matcher("someone")
+    matcher = ledger.current().matcher()
+    assert matcher.author_hit("Someone_Else") and matcher.author_hit("SOMEONE_ELSE") and not matcher.author_hit("someone")
     ledger.add(authors=["another"], reason="opted out")
-    assert read_key(Warehouse(tmp_path).takedowns) == key  # made once
+    assert ledger.key() == key  # made once
 
 
 def test_batches_are_appended_never_rewritten_and_versioned(tmp_path):

@@ -78,7 +78,7 @@ import sys, types
 import pandas as pd
 from flows.runtime.models import import_gx
 import_gx()
-from warehouse.gx_adapter import validate_tables
+from warehouse.gate.gx import validate_tables
 suite = {"name": "t", "version": "1", "table": "rows", "expectations": [
     {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "a"}},
     {"type": "expect_column_values_to_be_between", "kwargs": {"column": "a", "min_value": 0, "max_value": 2}}]}
