@@ -13,6 +13,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -20,7 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from common.parquet import ParquetSink  # noqa: E402
 from evaluation.predictors.base import PredictorOptions  # noqa: E402
-from evaluation.run import evaluate_release  # noqa: E402
+from evaluation.run import EvalRequest, evaluate_release  # noqa: E402
 from schemas.config import recipe_from_dict  # noqa: E402
 from schemas.records import EXAMPLES  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
@@ -62,7 +63,7 @@ def main() -> None:
         rel = synthetic_release(Path(tmp), args.examples)
         for name in ("most-frequent", "context-lexicon", "tfidf-logreg"):
             t0 = time.perf_counter()
-            run = evaluate_release(wh, rel, "test", name, bootstrap=200)
+            run = evaluate_release(wh, rel, EvalRequest(name, bootstrap=200))
             rate = run.metrics["rows"] / (time.perf_counter() - t0)
             out[f"{name}_rows_per_s"] = round(rate, 1)
             print(f"{name:<16} {run.metrics['rows']} rows  {rate:8.1f} rows/s (fit + predict + analysis)")
@@ -70,16 +71,16 @@ def main() -> None:
             opts = PredictorOptions(base_url=server.base_url, concurrency=args.concurrency, timeout=10)
             for label in ("chat_first", "chat_cached"):
                 t0 = time.perf_counter()
-                run = evaluate_release(wh, rel, "test", "openai-compatible", model="bench", options=opts, bootstrap=200)
+                run = evaluate_release(wh, rel, EvalRequest("openai-compatible", options=replace(opts, model="bench"),
+                                                            bootstrap=200))
                 rate = run.metrics["rows"] / (time.perf_counter() - t0)
                 out[f"{label}_rows_per_s"] = round(rate, 1)
                 print(f"{label:<16} {run.metrics['rows']} rows  {rate:8.1f} rows/s  (server saw {len(server.requests)} requests)")
             for backend in ("tfidf", *([args.embedding_model] if args.embedding_model else [])):
                 nearest = PredictorOptions(base_url=server.base_url, concurrency=args.concurrency, timeout=10,
-                                           embedding_model=backend)
+                                           embedding_model=backend, setting="few-shot-nearest", model="bench-nearest")
                 t0 = time.perf_counter()
-                run = evaluate_release(wh, rel, "test", "openai-compatible", "few-shot-nearest", model="bench-nearest",
-                                       options=nearest, bootstrap=200)
+                run = evaluate_release(wh, rel, EvalRequest("openai-compatible", options=nearest, bootstrap=200))
                 rate = run.metrics["rows"] / (time.perf_counter() - t0)
                 out[f"nearest_{backend}_rows_per_s"] = round(rate, 1)
                 print(f"nearest {backend:<8} {run.metrics['rows']} rows  {rate:8.1f} rows/s  (selection + requests)")

@@ -72,7 +72,7 @@ def main() -> None:
         peak_publish = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
         w0, c0 = time.perf_counter(), time.process_time()
-        gate = run_gate(release.split_files(), gate_cfg, root / "gate-again", data_docs=gate_cfg.data_docs)
+        gate = run_gate(release.split_files(), gate_cfg, root / "gate-again")
         gate_s, gate_cpu = time.perf_counter() - w0, time.process_time() - c0
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         manifest = release.manifest()

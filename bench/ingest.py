@@ -18,7 +18,7 @@ import psutil  # noqa: E402
 
 from filters.base import run_filters  # noqa: E402
 from filters.language import identifier  # noqa: E402
-from filters.reddit import filters_from_config  # noqa: E402
+from filters.chain import filters_from_config  # noqa: E402
 from privacy.scrubber import scrub_post  # noqa: E402
 from schemas.config import load_recipe  # noqa: E402
 from schemas.funnel import Funnel  # noqa: E402

@@ -201,10 +201,10 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
     """Child side of timed_build: a build as `express build` runs it (the runtime's process pieces
     and session), under the temporary API this benchmark's process started."""
     from flows import runtime
-    from pipeline.plan import plan_build
+    from pipeline.plan import BuildRequest, plan_build
 
     runtime.process_start()
-    plan = plan_build(warehouse, [dump], config, int(shard_lines), workers=int(workers))
+    plan = plan_build(BuildRequest(warehouse, [dump], config, int(shard_lines), workers=int(workers)))
     with runtime.session() as wait_for_api:
         from flows.build import build_flow
 
@@ -247,7 +247,7 @@ def recipe_with_names(config: str | None, names: bool, work: Path) -> str:
     from pipeline.run import save_recipe
     from schemas.config import load_recipe, override
 
-    recipe = override(load_recipe(config), "filters", scrub_names=names)
+    recipe = override(load_recipe(config), "privacy", scrub_names=names)
     stem = Path(config).stem if config else "defaults"
     return str(save_recipe(recipe, work / f"recipe-{stem}-names-{'on' if names else 'off'}.json"))
 

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.real_text import RealTextSpec, write_dump  # noqa: E402
-from common.fingerprints import fingerprint  # noqa: E402
+from common.matching.fingerprints import fingerprint  # noqa: E402
 from pipeline.split import InputFile, SplitStep  # noqa: E402
 from sources.dumps import iter_lines  # noqa: E402
 from warehouse.layout import RunPaths, Warehouse  # noqa: E402

@@ -8,7 +8,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +20,28 @@ from common.locking import file_lock
 
 _BATCH = re.compile(r"^(\d{6})\.jsonl$")
 T = TypeVar("T")
+
+
+def now(timespec: str = "seconds") -> str:
+    """A batch line's time: UTC, ISO 8601 with a Z."""
+    return datetime.now(timezone.utc).isoformat(timespec=timespec).replace("+00:00", "Z")
+
+
+def record_from_json(cls: type[T], row: Any, where: str, error: type[ValueError], schema: str, what: str,
+                     required: Sequence[str] = (), choices: Mapping[str, Sequence[str]] | None = None) -> T:
+    """A batch line as a record of `cls` (a dataclass with a `schema` field): a JSON object of this
+    schema, with its required fields and its fields' allowed values; errors name the file and line."""
+    if not isinstance(row, dict):
+        raise error(f"{where}: a {what} line must be a JSON object")
+    if row.get("schema", schema) != schema:
+        raise error(f"{where}: unknown {what} schema {row.get('schema')!r} (this code reads {schema})")
+    missing = [k for k in required if row.get(k) in (None, "") and k not in (choices or {})]
+    for name, allowed in (choices or {}).items():
+        if row.get(name) not in allowed:
+            raise error(f"{where}: {name} must be one of {', '.join(allowed)}, not {row.get(name)!r}")
+    if missing:
+        raise error(f"{where}: missing {', '.join(missing)}")
+    return cls(**{f.name: row[f.name] for f in fields(cls) if f.name in row})  # type: ignore[arg-type]
 
 
 class BatchFolder:

@@ -15,17 +15,18 @@ import re
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from common.files import write_json
 from common.versioning import code_version
 from evaluation.live.cutoffs import resolve_cutoff
 from evaluation.scoring.parsing import parse_answer
 from evaluation.predictors.base import Item, Prediction, PredictorOptions, TrainItem
-from evaluation.progress import Progress
+from common.progress import Progress
 from evaluation.predictors.registry import PredictorError, load, resolve, uses_prompts
 from evaluation.run_numbers import derive_numbers
 from evaluation.live.window import Window, check_window
@@ -85,35 +86,31 @@ def _predict(runner: Any, items: list[Item], name: str) -> list[Prediction]:
     return _as_predictions([runner.predict(i) for i in items], len(items), name)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    tmp.replace(path)
+@dataclass(frozen=True)
+class EvalRequest:
+    """One run asked of `evaluate_release`: the predictor (a name, a plugin's or PKG.MODULE:CLASS),
+    the split it scores, its options (the prompt setting and the model among them), the live
+    fields (window, cutoff, probe), the first `limit` rows only, and the bootstrap's resamples."""
+
+    predictor: str = "most-frequent"
+    split: str = "test"
+    options: PredictorOptions = field(default_factory=PredictorOptions)
+    live: LiveFields = field(default_factory=LiveFields)
+    limit: int | None = None
+    bootstrap: int = 1000
 
 
-def evaluate_release(
-    warehouse: Warehouse,
-    version: str,
-    split: str = "test",
-    predictor: str = "most-frequent",
-    setting: str = "zero-shot",
-    limit: int | None = None,
-    decomposition: Decomposition | None = None,
-    model: str = "",
-    options: PredictorOptions | None = None,
-    bootstrap: int = 1000,
-    live: LiveFields | None = None,
-) -> EvalRun:
+def evaluate_release(warehouse: Warehouse, version: str, request: EvalRequest = EvalRequest(),
+                     decomposition: Decomposition | None = None) -> EvalRun:
     release = load_release(warehouse, version)
+    predictor, split, limit, live = request.predictor, request.split, request.limit, request.live
     if split == "train":
         raise ValueError("predictors are fitted on the train split; evaluate on validation or test")
     if split not in release.split_files():
         raise ValueError(f"release {release.dataset}/{release.version} has no '{split}' split "
                          f"(has: {', '.join(release.split_files())})")
     dec = decomposition or default_decomposition()
-    opts = options or PredictorOptions()
-    opts = replace(opts, setting=setting, model=model or opts.model, cache_dir=opts.cache_dir or str(cache_dir(warehouse)))
-    live = live or LiveFields()
+    opts = replace(request.options, cache_dir=request.options.cache_dir or str(cache_dir(warehouse)))
     window = Window.parse(live.posted_after, live.posted_before)
     in_window = check_window(release.split_file(split), window, f"{release.release_id} {split}")  # before any work
     cutoff = resolve_cutoff(opts.model, live.cutoff, live.cutoffs_file)
@@ -128,15 +125,15 @@ def evaluate_release(
     config: dict[str, Any] = {
         "run_id": run_id, "release": f"{release.dataset}/{release.version}", "split": split,
         "predictor": predictor, "predictor_class": ref.target, "predictor_source": ref.source,
-        "setting": setting if prompted else "-", "prompt_variant": opts.prompt_variant if prompted else "-",
+        "setting": opts.setting if prompted else "-", "prompt_variant": opts.prompt_variant if prompted else "-",
         "temperature": opts.temperature if prompted else None, "model": opts.model,
         "limit": limit, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "status": "running", "options": opts.public(), "code_version": code_version(),
         "decomposition_version": data_versions()["decomposition"]["version"],
         "window": window.to_json(), "window_rows": in_window, "cutoff": cutoff, "cutoff_min_rows": live.cutoff_min_rows,
-        "probe": live.probe or None, "bootstrap": bootstrap,
+        "probe": live.probe or None, "bootstrap": request.bootstrap,
     }
-    _write_json(paths.config, config)
+    write_json(paths.config, config)
     usage: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     first_error: list[str] = []
@@ -144,7 +141,7 @@ def evaluate_release(
         runner = cls(opts)
         if callable(getattr(runner, "fit", None)):
             runner.fit(train_items(release))
-        progress = Progress(min(in_window, limit if limit is not None else 1 << 62))
+        progress = Progress("evaluate", min(in_window, limit if limit is not None else 1 << 62))
         if hasattr(runner, "progress"):
             runner.progress = progress  # ticks per row; others advance per batch
         rows = islice(window.rows(release.rows(split)), limit)
@@ -180,7 +177,7 @@ def evaluate_release(
         # Exception; the answers it leaves are cached, so a rerun asks only for the rest
         stopped = not isinstance(exc, Exception)
         config.update(status="interrupted" if stopped else "failed", error=f"{type(exc).__name__}: {exc}"[:500])
-        _write_json(paths.config, config)
+        write_json(paths.config, config)
         raise
     seconds = progress.seconds
     throughput = {"seconds": round(seconds, 3), "rows_per_s": progress.done / seconds if seconds else 0.0,
@@ -194,5 +191,5 @@ def evaluate_release(
     details = runner.describe() if callable(getattr(runner, "describe", None)) else {}
     config.update(status="complete", predictor_details=details,
                   finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    _write_json(paths.config, config)
+    write_json(paths.config, config)
     return EvalRun(run_id, out, metrics, None if window.everything else window.label)

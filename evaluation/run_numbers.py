@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from common.files import write_atomic
+from common.files import write_json
 from evaluation.scoring.analysis import analyse
 from evaluation.scoring.invalid import invalid_shapes
 from evaluation.live.memorization import summarise
@@ -61,10 +61,6 @@ def read_run_predictions(run_dir: str | Path) -> Iterator[dict[str, Any]]:
 
 def read_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
-
-
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    write_atomic(path, (json.dumps(data, indent=2) + "\n").encode())
 
 
 def kept_facts(run_dir: str | Path) -> dict[str, Any]:

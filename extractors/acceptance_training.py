@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from common.files import write_atomic, write_json
 from common.jsonl import parse_jsonl, read_jsonl
 from extractors.acceptance import FEATURE_SET, OPEN_PREFIXES, AcceptanceModel, model_from_dict
 from extractors.quality import SpanScore, fold_of
@@ -335,10 +336,8 @@ def write_model(data: dict[str, Any], out_dir: str | Path, force: bool = False) 
     path = out / f"{data['version']}.json"
     if path.exists() and not force:
         raise FileExistsError(f"{path} exists: give a new --version (or --force to replace it)")
-    tmp = path.with_suffix(".json.part")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json(path, data, indent=1, ensure_ascii=False)
     toml = (f'{_VERSION_HEADER}\n[acceptance]\nfile = "{path.name}"\nversion = "{data["version"]}"\n'
             f'sha256 = "{sha256_file(path)}"\n')
-    (out / "acceptance.toml").write_text(toml, encoding="utf-8")
+    write_atomic(out / "acceptance.toml", toml.encode("utf-8"))
     return path

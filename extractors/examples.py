@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from itertools import tee
 
 from extractors.acceptance import NOT_ACCEPTED
@@ -60,22 +60,25 @@ def drop_reason(found: list[Disclosure], rejected: list[Disclosure], kept: list[
     return None
 
 
-def build_examples(
-    posts: Iterable[RawPost],
-    extractor: DisclosureExtractor,
-    cfg: ExtractConfig,
-    funnel: Funnel,
-    on_drop: DropSink | None = None,
-    on_disclosures: Callable[[RawPost, list[Disclosure]], None] | None = None,
-    segmenter: Segmenter | None = None,
-    hit_counts: Counter[str] | None = None,
-    review: Callable[[RawPost, list[Disclosure]], tuple[list[Disclosure], str | None]] | None = None,
-) -> Iterator[Example]:
+@dataclass(frozen=True)
+class Hooks:
+    """What build_examples tells and asks beside the examples it yields: `on_drop` gets each dropped
+    post and its reason, `on_disclosures` the accepted disclosures of every post read (before
+    review), `hit_counts` counts the hits; `review` (review/build.py) takes away the masks hand
+    review rejected, and names the reason when it took them all."""
+
+    on_drop: DropSink | None = None
+    on_disclosures: Callable[[RawPost, list[Disclosure]], None] | None = None
+    hit_counts: Counter[str] | None = None
+    review: Callable[[RawPost, list[Disclosure]], tuple[list[Disclosure], str | None]] | None = None
+
+
+def build_examples(posts: Iterable[RawPost], extractor: DisclosureExtractor, cfg: ExtractConfig, funnel: Funnel,
+                   segmenter: Segmenter | None = None, hooks: Hooks = Hooks()) -> Iterator[Example]:
     """Examples of posts with min_masks..max_masks usable disclosures, in input order; a long
-    post gives one Example per segment (segment_index 0, 1, ...). `on_disclosures` gets the
-    accepted disclosures of every post read (before review); `review` (review/build.py) takes
-    away the masks hand review rejected, and names the reason when it took them all."""
+    post gives one Example per segment (segment_index 0, 1, ...)."""
     segmenter = segmenter or Segmenter()
+    on_drop, on_disclosures, hit_counts, review = hooks.on_drop, hooks.on_disclosures, hooks.hit_counts, hooks.review
     a, b = tee(posts)
     audited = getattr(extractor, "audited", None)  # a stand-in without one rejects nothing
     texts = (p.text for p in b)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
+from common.files import writing
 from common.jsonl import check_output, read_id_texts
 from extractors.acceptance import ON
 from extractors.disclosures import DisclosureExtractor, mask_text
@@ -30,8 +31,7 @@ def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool 
         ids.append(id_)
         texts.append(text)
     n = 0
-    tmp = Path(str(out_path) + ".part")
-    with open(tmp, "w", encoding="utf-8") as out:
+    with writing(Path(out_path), "w") as out:
         if workers > 1:
             results = extract_parallel(texts, workers, chunk_size=max(1, min(256, len(texts) // (4 * workers))),
                                        forms=forms, acceptance=acceptance)
@@ -42,5 +42,4 @@ def extract_jsonl(in_path: str | Path, out_path: str | Path, keep_negated: bool 
                    "disclosures": [d.to_json() for d in found]}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
-    tmp.replace(out_path)
     return n

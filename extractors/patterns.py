@@ -221,8 +221,7 @@ class PatternMatcher:
             if subj is None:
                 continue
             negated = self._negated(doc, subj + 1, i)
-            yield from self._phrase(doc, i + 1, VERB_PHRASE, "family1", negated, adj_only=False,
-                                    trigger=f"i+{low}", trigger_start=subj)
+            yield from self._phrase(doc, i + 1, "family1", negated, trigger=f"i+{low}", trigger_start=subj)
 
     def _subject_before(self, doc: Doc, verb_i: int) -> int | None:
         """Index of "I" at most GAP words before the verb, within its sentence. As in EXPRESS, any
@@ -255,8 +254,7 @@ class PatternMatcher:
             after = self._be_trigger_end(doc, i)
             if after is not None:
                 trigger = " ".join(norms[i:after]).replace(" '", "'").replace("i m", "im")
-                yield from self._phrase(doc, after, BE_PHRASE, "family2", False, adj_only=True,
-                                        trigger=trigger, trigger_start=i)
+                yield from self._phrase(doc, after, "family2", False, trigger=trigger, trigger_start=i)
 
     @staticmethod
     def _be_trigger_end(doc: Doc, i: int) -> int | None:
@@ -278,12 +276,14 @@ class PatternMatcher:
             if any(coarse(t) in ("NOUN", "PROPN", "PRON") for t in doc[begin:v.i]):
                 continue
             negated = self._negated(doc, begin, v.i)
-            yield from self._phrase(doc, v.i + 1, VERB_PHRASE, "family3", negated, adj_only=False,
-                                    trigger="sentence-initial feeling", trigger_start=begin)
+            yield from self._phrase(doc, v.i + 1, "family3", negated, trigger="sentence-initial feeling",
+                                    trigger_start=begin)
 
-    def _phrase(self, doc: Doc, start: int, window: int, pattern: str, negated: bool,
-                adj_only: bool, trigger: str, trigger_start: int) -> Iterator[Hit]:
-        """Apply the masking rules to the words of the phrase after a trigger."""
+    def _phrase(self, doc: Doc, start: int, pattern: str, negated: bool, trigger: str,
+                trigger_start: int) -> Iterator[Hit]:
+        """Apply the masking rules to the words of the phrase after a trigger: up to VERB_PHRASE words
+        after a feeling verb, BE_PHRASE after a form of be (family 2, adjectives only)."""
+        window, adj_only = (BE_PHRASE, True) if pattern == "family2" else (VERB_PHRASE, False)
         words = 0
         before: list[Token] = []  # the phrase's words so far
         masked_at = -1

@@ -54,11 +54,11 @@ def key_files(exact: ExactDuplicateFilter | None, near: NearDuplicateFilter | No
     return ([KEYS_FILE] if exact else []) + ([BANDS_FILE, NEAR_SIGNATURES] if near else [])
 
 
-def check_signatures(shard_dir: Path, near: NearDuplicateFilter) -> None:
-    """A shard's signature file must have one row of num_perm uint32 per kept post."""
+def check_signatures(shard_dir: Path, posts: Path, near: NearDuplicateFilter) -> None:
+    """A shard's signature file must have one row of num_perm uint32 per kept post (`posts`)."""
     path = shard_dir / NEAR_SIGNATURES
     sigs = np.load(path, mmap_mode="r")
-    rows = pq.ParquetFile(shard_dir / "posts.parquet").metadata.num_rows
+    rows = pq.ParquetFile(posts).metadata.num_rows
     if sigs.shape != (rows, near.num_perm) or sigs.dtype != np.uint32:
         raise ValueError(f"{path}: signatures of shape {sigs.shape} {sigs.dtype} do not match {rows} kept posts "
                          f"x {near.num_perm} permutations; delete the shard's filter.done to redo it")
@@ -70,17 +70,18 @@ def _rows_by_shard(positions: Iterator[int]) -> Iterator[tuple[int, list[int]]]:
         yield k, [pos & ROW_MASK for pos in group]
 
 
-def shard_drops(shard_dirs: list[Path], exact: ExactDuplicateFilter | None, near: NearDuplicateFilter | None,
-                spill: Path) -> Iterator[list[tuple[int, str]]]:
-    """For each shard in order, the sorted (row, reason) of its posts that repeat an earlier post of
-    the run (an earlier shard or an earlier row). Exact duplicates are decided first and the near
-    filter never sees them, as in the filter chain. DuckDB spills to `spill` (removed after)."""
-    for d in shard_dirs:
+def shard_drops(shard_dirs: list[Path], posts: list[Path], exact: ExactDuplicateFilter | None,
+                near: NearDuplicateFilter | None, spill: Path) -> Iterator[list[tuple[int, str]]]:
+    """For each shard in order (its folder, its kept posts), the sorted (row, reason) of its posts
+    that repeat an earlier post of the run (an earlier shard or an earlier row). Exact duplicates are
+    decided first and the near filter never sees them, as in the filter chain. DuckDB spills to
+    `spill` (removed after)."""
+    for d, kept in zip(shard_dirs, posts):
         missing = [f for f in key_files(exact, near) if not (d / f).exists()]
         if missing:
             raise FileNotFoundError(f"{d}: missing {', '.join(missing)}; delete the shard's filter.done to redo it")
         if near is not None:
-            check_signatures(d, near)  # a file of the wrong shape stops dedupe before anything is written
+            check_signatures(d, kept, near)  # a file of the wrong shape stops dedupe before anything is written
     shutil.rmtree(spill, ignore_errors=True)
     repeats = _rows_by_shard(repeated_positions([d / KEYS_FILE for d in shard_dirs], spill / "exact")) \
         if exact else iter(())

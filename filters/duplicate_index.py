@@ -15,15 +15,13 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from common.duck import sql_path
+
 KEYS_FILE = "dup-keys.parquet"
 KEYS = pa.schema([("key", pa.binary(16))])
 ROW_BITS = 32  # a shard holds fewer than 2**32 rows; (shard, row) packs into one BIGINT
 ROW_MASK = (1 << ROW_BITS) - 1
 BATCH_ROWS = 65_536  # result rows fetched at a time: results stream, they are never all in memory
-
-
-def sql_path(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
 
 
 def connect(temp_dir: Path, memory_limit: str, threads: int = 1, database: Path | None = None) -> duckdb.DuckDBPyConnection:

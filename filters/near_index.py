@@ -24,7 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from filters.duplicate_index import ROW_BITS, ROW_MASK, connect, sql_path
+from common.duck import sql_path
+from filters.duplicate_index import ROW_BITS, ROW_MASK, connect
 from filters.near_duplicates import NearDuplicateFilter
 
 BANDS_FILE = "near-bands.parquet"

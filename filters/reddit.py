@@ -1,23 +1,19 @@
 """The Reddit filters: deleted/removed, NSFW, bots, distinguished and stickied posts, crossposts,
 length and exact duplicates.
 
-Each filter is a small step returning a reason code (or None to keep); `filters_from_config`
-builds the chain a recipe asks for, cheapest first.
+Each filter is a small step returning a reason code (or None to keep); filters/chain.py builds
+the chain a recipe asks for, in its order.
 """
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from schemas.config import FilterConfig
 from schemas.records import RawPost
 
-from filters.base import Filter
-from filters.language import LanguageFilter
 from filters.lists import load_list, resolve_list
-from filters.near_duplicates import NearDuplicateFilter
 
 
 class DeletedFilter:
@@ -148,32 +144,3 @@ def filter_data_versions(cfg: FilterConfig) -> dict[str, str]:
         if path is not None:
             out[kind] = load_list(path).version
     return out
-
-
-def filters_from_config(cfg: FilterConfig, selective: Sequence[Filter] = ()) -> list[Filter]:
-    """The filter chain a recipe asks for, cheapest and most selective first: the field checks, then
-    `selective` (the build's disclosure prefilter, which keeps < 10 % of posts), then language ID,
-    then duplicates, so costly work runs only on posts that can still become examples."""
-    chain: list[Filter] = []
-    if cfg.drop_deleted:
-        chain.append(DeletedFilter())
-    if cfg.drop_nsfw:
-        nsfw_file = resolve_list(cfg.nsfw_subreddits_file, "nsfw_subreddits")
-        chain.append(NsfwFilter(load_list(nsfw_file).names if nsfw_file else frozenset()))
-    bot_file = resolve_list(cfg.bot_authors_file, "bot_authors")
-    bots = frozenset(cfg.bot_authors) | (load_list(bot_file).names if bot_file else frozenset())
-    chain.append(BotFilter(bots))
-    if cfg.drop_distinguished or cfg.drop_stickied:
-        chain.append(DistinguishedFilter(cfg.drop_distinguished, cfg.drop_stickied))
-    if cfg.drop_crossposts:
-        chain.append(CrosspostFilter())
-    if cfg.min_words or cfg.max_words:
-        chain.append(LengthFilter(cfg.min_words, cfg.max_words))
-    chain.extend(selective)
-    if cfg.languages:
-        chain.append(LanguageFilter(frozenset(cfg.languages), cfg.min_language_confidence))
-    if cfg.drop_duplicates:
-        chain.append(ExactDuplicateFilter())
-    if cfg.near_duplicate_threshold > 0:
-        chain.append(NearDuplicateFilter(cfg.near_duplicate_threshold, cfg.minhash_permutations, cfg.shingle_words))
-    return chain

@@ -29,7 +29,7 @@ from pipeline.extract_shards import ExtractStep
 from pipeline.filter_shards import FilterStep, rejoin_plan
 from pipeline.pii_prescan import PrescanStep
 from pipeline.plan import BuildPlan, BuildResult, Run, input_records, open_build, saved_extra
-from pipeline.progress import Progress
+from common.progress import Progress
 from pipeline.publish import publish_run
 from pipeline.results import AssembleResult, Published, ShardResult, SplitResult
 from pipeline.run import praw_inputs, run_lock
@@ -100,7 +100,8 @@ def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
     `started`: when the tasks began (perf_counter), if before this call (filtering starts while
     the split runs), so the rate printed is records per second of the step. `then(future)` runs
     as each one finishes."""
-    progress = Progress(step, len(submitted), started=time.perf_counter() if started is None else started)
+    progress = Progress(step, len(submitted), unit="shards", every=0,
+                        started=time.perf_counter() if started is None else started)
     for fut in as_completed(submitted):
         stopping.check()  # a Ctrl-C that something caught while this thread waited
         r = fut.result()

@@ -14,7 +14,7 @@ from prefect.schedules import Cron
 
 from flows.rebuild import rebuild_flow
 from flows.takedown import apply_flow, sync_flow
-from pipeline.plan import plan_build
+from pipeline.plan import BuildRequest, plan_build
 from pipeline.run import load_any_recipe
 from warehouse.layout import Warehouse
 
@@ -27,7 +27,7 @@ def scheduled_rebuild_flow(inputs: list[str], warehouse: str, config: str | None
     """One scheduled rebuild: planned when it runs (a watched folder holds new dumps by then). With
     [orchestrate] sync_takedowns, Reddit is asked first which posts of the latest releases are gone;
     the rebuild drops them, and when any was, the takedowns are applied after it."""
-    plan = plan_build(warehouse, inputs, config, scrape=scrape)
+    plan = plan_build(BuildRequest(warehouse, inputs, config, scrape=scrape))
     dataset, gone = plan.recipe.dataset.name, []
     if plan.recipe.orchestrate.sync_takedowns and plan.wh.versions(dataset):
         gone = sync_flow(str(plan.wh.root), plan.recipe.sources, [dataset])["gone"]

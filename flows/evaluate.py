@@ -12,7 +12,7 @@ from typing import Any
 from evaluation.predictors.base import PredictorOptions
 from evaluation.live.probe import probe_run
 from evaluation.outputs.report import write_report
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from flows.reported import reported
 from schemas.config import LiveFields
 from warehouse.layout import Warehouse
@@ -22,9 +22,10 @@ def _evaluate(warehouse: str, release: str, split: str, predictor: str, setting:
               limit: int | None, model: str = "", options: dict[str, Any] | None = None,
               bootstrap: int = 1000, live: dict[str, Any] | None = None) -> dict[str, Any]:
     """One stored run."""
-    opts = PredictorOptions(**{k: v for k, v in (options or {}).items() if k != "api_key"})
-    run = evaluate_release(Warehouse.at(warehouse), release, split, predictor, setting, limit,
-                           model=model, options=opts, bootstrap=bootstrap, live=LiveFields(**(live or {})))
+    given = {k: v for k, v in (options or {}).items() if k != "api_key"}
+    opts = PredictorOptions(**{**given, "setting": setting, "model": model or given.get("model", "")})
+    run = evaluate_release(Warehouse.at(warehouse), release,
+                           EvalRequest(predictor, split, opts, LiveFields(**(live or {})), limit, bootstrap))
     return {"run_id": run.run_id, "path": str(run.path), "metrics": run.metrics, "window": run.window}
 
 

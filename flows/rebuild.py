@@ -10,7 +10,7 @@ from common.locking import file_lock
 from flows.build import build_run, pull_inputs
 from pipeline.plan import BuildPlan, BuildResult, no_inputs, open_rebuild
 from pipeline.rebuild import plan_rebuild
-from pipeline.takedown_shards import honour_in_shards
+from takedowns.shards import honour_in_shards
 
 plan_task = task(plan_rebuild, name="plan-rebuild", cache_policy=NO_CACHE)
 honour_task = task(honour_in_shards, name="honour-takedowns", cache_policy=NO_CACHE)

@@ -12,7 +12,7 @@ from flows import runtime
 from flows.build import publish_task
 from pipeline import steps
 from pipeline.run import run_lock
-from pipeline.takedown_release import TakedownStep, manifest_extra, open_takedown_run
+from takedowns.release import TakedownStep, manifest_extra, open_takedown_run
 from schemas.config import SourcesConfig
 from takedowns.apply import apply_takedowns
 from takedowns.sync import sync

@@ -17,7 +17,7 @@ from pipeline.results import AssembleResult, StepResult
 from pipeline.shards import Shard
 from pipeline.steps import Outputs, Step, finished, run_step
 from schemas.records import DISCLOSURES, EXAMPLES, QUARANTINE
-from warehouse.layout import RunPaths
+from warehouse.layout import RunPaths, quarantine_file
 
 
 @dataclass(frozen=True)
@@ -80,11 +80,11 @@ class JoinIngestQuarantine(Step[RunTables, QuarantineJoin]):
 
     @classmethod
     def stale(cls, unit: RunTables, done: QuarantineJoin, **params: Any) -> bool:
-        return done.parts != _parts_key(_ingest_parts(unit)) or not (unit.quarantine / "ingest.parquet").exists()
+        return done.parts != _parts_key(_ingest_parts(unit)) or not quarantine_file(unit.quarantine, "ingest").exists()
 
     def run(self, unit: RunTables, out: Outputs, **params: Any) -> QuarantineJoin:
         parts = _ingest_parts(unit)
-        rows = concat_parquet(parts, out(unit.quarantine / "ingest.parquet"), QUARANTINE)
+        rows = concat_parquet(parts, out(quarantine_file(unit.quarantine, "ingest")), QUARANTINE)
         return QuarantineJoin(_parts_key(parts), rows)
 
 
@@ -123,7 +123,7 @@ class AssembleStep(Step[RunTables, AssembleResult]):
         concat_parquet([s.examples for s in shards], out(run.examples), EXAMPLES)
         concat_parquet([s.disclosures for s in shards], out(run.disclosures), DISCLOSURES)
         run_step(JoinIngestQuarantine, unit)  # done while the workers extracted, unless a part changed since
-        concat_parquet([s.quarantine("extract") for s in shards], out(unit.quarantine / "extract.parquet"), QUARANTINE)
+        concat_parquet([s.quarantine("extract") for s in shards], out(quarantine_file(unit.quarantine, "extract")), QUARANTINE)
         for name, f in (("ingest", ingest), ("extract", extract)):
             out(run.funnel(name)).write_text(json.dumps(f.to_dict(), indent=2) + "\n")
         unmapped = unmapped_report(out.temporary(run.examples))

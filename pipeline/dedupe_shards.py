@@ -43,7 +43,7 @@ class DedupeStep(OrderedStep[Shard, DedupeResult]):
 
     def begin(self, units: list[Shard]) -> None:
         spill = units[-1].run.dedupe_spill
-        self._drops = shard_drops([s.path for s in units], self.exact, self.near, spill)
+        self._drops = shard_drops([s.path for s in units], [s.posts for s in units], self.exact, self.near, spill)
 
     def skip(self, unit: Shard) -> None:
         next(self._drops)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from common.parquet import ParquetSink
 from extractors.disclosures import DisclosureExtractor
-from extractors.examples import CARRIED, build_examples
+from extractors.examples import CARRIED, Hooks, build_examples
 from extractors.segmentation import Segmenter
 from extractors.vocabulary import Collapser
 from pipeline.dedupe_shards import kept_posts
@@ -30,7 +30,7 @@ assert set(POST_COLUMNS) <= {f.name for f in fields(RawPost)}
 
 
 def _past_tombstones(posts: Iterable[RawPost], funnel: Funnel, dropped: ParquetSink) -> Iterator[RawPost]:
-    """The posts, less those a takedown emptied in place (pipeline/takedown_shards.py: no id, no
+    """The posts, less those a takedown emptied in place (takedowns/shards.py: no id, no
     text; the row stays so that dedupe's row numbers hold), each counted as dropped for takedown."""
     for post in posts:
         if post.id:
@@ -41,23 +41,32 @@ def _past_tombstones(posts: Iterable[RawPost], funnel: Funnel, dropped: ParquetS
             dropped.write_values(quarantine_values("extract", post, TAKEDOWN))
 
 
+@dataclass(frozen=True)
+class ExtractionFiles:
+    """Where one extraction writes: its examples, disclosures and quarantine Parquet files."""
+
+    examples: Path
+    disclosures: Path
+    quarantine: Path
+
+
 def write_extraction(posts: Iterable[RawPost], extractor: DisclosureExtractor, recipe: Recipe, funnel: Funnel,
-                     examples_path: Path, disclosures_path: Path, quarantine_path: Path,
-                     review: Review | None = None, hits: Counter[str] | None = None) -> Collapser:
+                     files: ExtractionFiles, review: Review | None = None,
+                     hits: Counter[str] | None = None) -> Collapser:
     """Stream posts through extraction into examples, disclosures and quarantine Parquet files.
     Returns the unmapped-word counts."""
     collapser = Collapser()
-    with ParquetSink(examples_path, EXAMPLES) as examples, \
-         ParquetSink(disclosures_path, DISCLOSURES) as disclosures, \
-         ParquetSink(quarantine_path, QUARANTINE) as dropped:
+    with ParquetSink(files.examples, EXAMPLES) as examples, \
+         ParquetSink(files.disclosures, DISCLOSURES) as disclosures, \
+         ParquetSink(files.quarantine, QUARANTINE) as dropped:
         def on_found(post: RawPost, found: list) -> None:
             if found:
                 disclosures.write({"post_id": post.id, "disclosures": [d.to_json() for d in found]})
 
+        hooks = Hooks(on_drop=lambda p, why: dropped.write_values(quarantine_values("extract", p, why, False)),
+                      on_disclosures=on_found, hit_counts=hits, review=review)
         for ex in build_examples(_past_tombstones(posts, funnel, dropped), extractor, recipe.extract, funnel,
-                                 on_drop=lambda p, why: dropped.write_values(quarantine_values("extract", p, why, False)),
-                                 on_disclosures=on_found, segmenter=Segmenter(recipe.segment), hit_counts=hits,
-                                 review=review):
+                                 Segmenter(recipe.segment), hooks):
             collapser.observe(ex.surfaces)
             examples.write(ex.to_row())
     return collapser
@@ -84,7 +93,7 @@ class ExtractStep(Step[Shard, ExtractResult]):
     def run(self, unit: Shard, out: Outputs, **params: Any) -> ExtractResult:
         review = reviewer(run_review(unit.run))
         funnel, hits = Funnel(), Counter()
-        collapser = write_extraction(kept_posts(unit, POST_COLUMNS), self.extractor, self.recipe, funnel,
-                                     out(unit.examples), out(unit.disclosures), out(unit.quarantine("extract")),
+        files = ExtractionFiles(out(unit.examples), out(unit.disclosures), out(unit.quarantine("extract")))
+        collapser = write_extraction(kept_posts(unit, POST_COLUMNS), self.extractor, self.recipe, funnel, files,
                                      review, hits)
         return ExtractResult(unit.name, funnel, unmapped=collapser.summary(), hits=dict(hits))

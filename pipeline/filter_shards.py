@@ -23,7 +23,7 @@ from filters.candidates import NO_DISCLOSURE, DisclosureCandidates
 from filters.dedupe import NEAR_SIGNATURES, dedupe_filters, split_chain
 from filters.duplicate_index import KEYS, KEYS_FILE
 from filters.near_index import BANDS_FILE, write_bands
-from filters.reddit import filters_from_config
+from filters.chain import filters_from_config
 from filters.takedown import TakedownFilter
 from pipeline.results import FilterResult
 from pipeline.shards import Shard, shard_records
@@ -36,24 +36,23 @@ from sources.join import SubmissionFlags, flagged_id, is_comment_input, join_com
 if TYPE_CHECKING:
     from privacy.scrubber import Scrubber
 
-NSFW_IDS = "nsfw-submissions.txt"  # ids of the shard's NSFW submissions, one a line, for the comment join
 SCRUB_BATCH = 256  # posts per PII-scrubbing batch (the name detector tags a batch at once)
 
 
 def filter_chain(recipe: Recipe) -> tuple[list[Filter], list[Filter]]:
-    """(stateless, stateful) filters of the build, cheapest and most selective first (see
-    filters.reddit.filters_from_config): the disclosure prefilter right after the field checks."""
+    """(stateless, stateful) filters of the build, in the recipe's order (filters/chain.py): the
+    disclosure prefilter where the chain says `disclosure`."""
     candidates = DisclosureCandidates(Prefilter(maskable_terms()).selects)
     stateless, stateful = split_chain(filters_from_config(recipe.filters, selective=[candidates]))
     return [TakedownFilter(), *stateless], stateful  # what the read took out, counted before anything else
 
 
-def _scrubber(filters: Any) -> Scrubber:
+def _scrubber(privacy: Any) -> Scrubber:
     """Presidio is imported here, on the worker that filters, not by every process that wires a
     build (it would lengthen the flow process's start-up)."""
     from privacy.scrubber import Scrubber
 
-    return Scrubber.from_config(filters)
+    return Scrubber.from_config(privacy)
 
 
 def scrubbed(posts: Iterator[RawPost], scrubber: Scrubber | None) -> Iterator[RawPost]:
@@ -74,7 +73,7 @@ def scrubbed(posts: Iterator[RawPost], scrubber: Scrubber | None) -> Iterator[Ra
 
 def nsfw_id_files(shards: list[Shard]) -> list[str]:
     """The non-empty NSFW-id files of finished shards."""
-    return [str(p) for s in shards if (p := s.path / NSFW_IDS).exists() and p.stat().st_size]
+    return [str(p) for s in shards if (p := s.nsfw_ids).exists() and p.stat().st_size]
 
 
 def _noting(records: Iterator[Any], out: TextIO) -> Iterator[Any]:
@@ -130,7 +129,7 @@ class FilterStep(Step[Shard, FilterResult]):
         super().setup(recipe)
         self.stateless, stateful = filter_chain(recipe)
         self.dup, self.near = dedupe_filters(stateful)
-        self.scrubber = _scrubber(recipe.filters) if recipe.filters.scrub_pii else None
+        self.scrubber = _scrubber(recipe.privacy) if recipe.privacy.scrub_pii else None
 
     def teardown(self) -> None:
         """Drop the filters' language model (reloaded if this process filters again): a worker
@@ -156,7 +155,7 @@ class FilterStep(Step[Shard, FilterResult]):
         funnel = Funnel()
         sigs: list[np.ndarray] = []
         counts = {"unjoined_comments": 0}
-        with open(out(s.path / NSFW_IDS), "w") as ids, ExitStack() as stack:
+        with open(out(s.nsfw_ids), "w") as ids, ExitStack() as stack:
             keys = stack.enter_context(ParquetSink(out(s.path / KEYS_FILE), KEYS)) if dup else None
             records = shard_records(s)
             records = _counting_unjoined(join_comments(_noting(records, ids), flags), counts)

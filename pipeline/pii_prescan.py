@@ -31,7 +31,7 @@ class PrescanStep(Step[Shard, PrescanResult]):
 
     def setup(self, recipe: Recipe) -> None:
         super().setup(recipe)
-        self.kinds = enabled_kinds(recipe.filters) if recipe.gate.enabled else ()
+        self.kinds = enabled_kinds(recipe.privacy) if recipe.gate.enabled else ()
         self.columns = pii_check()["columns"]
 
     @classmethod

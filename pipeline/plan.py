@@ -17,7 +17,7 @@ from review.build import review_state, save_review_state
 from schemas.config import Recipe, check_number, override
 from sources.dumps import count_lines
 from sources.join import order_inputs
-from warehouse.layout import RunPaths, Warehouse
+from warehouse.layout import RunPaths, Warehouse, quarantine_file
 from warehouse.ledgers.takedowns import save_takedown_state, takedown_state
 
 NO_INPUTS = ("no input dump{where}: give --input FILE (or a folder of dumps), --praw-query TERM, or a recipe "
@@ -73,40 +73,56 @@ class BuildPlan:
         return not (self.workers or self.dask_address)
 
 
-def plan_build(warehouse: str | Path | None = None, inputs: list[str] | tuple[str, ...] = (),
-               config: str | None = None, shard_lines: int | None = None, run_id: str | None = None,
-               resume: str | None = None, workers: int | None = None, dask_address: str | None = None,
-               praw_terms: list[str] | tuple[str, ...] = (), scrape: bool = False,
-               publish: bool = True, watch: bool = False) -> BuildPlan:
-    """Check a build request: the recipe loads, every input exists, there is something to read.
-    `resume` takes a run's recorded inputs, shard size and saved recipe; `praw_terms` makes it a
-    praw search for those terms; `workers` None picks in-process for small inputs; `watch`: the
-    inputs are folders a schedule watches, which may hold no dump yet."""
-    wh = Warehouse.at(warehouse)
-    if resume:
-        facts = run_facts(wh, resume)
-        inputs, config, run_id = facts["inputs"], str(wh.run(resume).recipe), resume
+@dataclass(frozen=True)
+class BuildRequest:
+    """What a build is asked for (the command line's flags, a schedule's folders), before
+    `plan_build` checks it. `resume` takes a run's recorded inputs, shard size and saved recipe;
+    `praw_terms` makes it a praw search for those terms; `workers` None picks in-process for small
+    inputs; `watch`: the inputs are folders a schedule watches, which may hold no dump yet."""
+
+    warehouse: str | Path | None = None
+    inputs: list[str] | tuple[str, ...] = ()
+    config: str | None = None
+    shard_lines: int | None = None
+    run_id: str | None = None
+    resume: str | None = None
+    workers: int | None = None
+    dask_address: str | None = None
+    praw_terms: list[str] | tuple[str, ...] = ()
+    scrape: bool = False
+    publish: bool = True
+    watch: bool = False
+
+
+def plan_build(request: BuildRequest) -> BuildPlan:
+    """Check a build request: the recipe loads, every input exists, there is something to read."""
+    r, wh = request, Warehouse.at(request.warehouse)
+    inputs, config, run_id, shard_lines, workers = r.inputs, r.config, r.run_id, r.shard_lines, r.workers
+    if r.resume:
+        facts = run_facts(wh, r.resume)
+        inputs, config, run_id = facts["inputs"], str(wh.run(r.resume).recipe), r.resume
         shard_lines = facts["shard_lines"] if shard_lines is None else shard_lines
     recipe = load_any_recipe(config)
-    if praw_terms:
-        recipe = override(recipe, "sources", kind="praw", listing="search", terms=tuple(praw_terms))
+    if r.praw_terms:
+        recipe = override(recipe, "sources", kind="praw", listing="search", terms=tuple(r.praw_terms))
     given = [str(Path(p)) for p in inputs]
     check_inputs(given)
     files = expand_inputs(given)
-    pull = scrape or recipe.sources.kind == "praw"
-    if not files and not pull and not (watch and given):
+    pull = r.scrape or recipe.sources.kind == "praw"
+    if not files and not pull and not (r.watch and given):
         raise no_inputs(given)
     shard_lines = recipe.orchestrate.shard_lines if shard_lines is None else shard_lines
-    check_number("orchestrate", "shard_lines", shard_lines, 1, "shard_lines")
+    check_number("orchestrate", "shard_lines", shard_lines, "shard_lines")
     if workers is not None:
-        check_number("orchestrate", "workers", workers, 0, "workers")
-    if dask_address:
+        check_number("orchestrate", "workers", workers, "workers")
+    if r.dask_address:
         workers = 0
     elif workers is None:
         workers = default_workers(files, recipe)
     if workers and one_shard(files, shard_lines):
         workers = 0
-    return BuildPlan(wh.root, recipe, config, tuple(files), shard_lines, workers, dask_address, run_id, pull, publish)
+    return BuildPlan(wh.root, recipe, config, tuple(files), shard_lines, workers, r.dask_address, run_id, pull,
+                     r.publish)
 
 
 @dataclass(frozen=True)
@@ -195,11 +211,11 @@ class BuildResult:
             q = self.quarantine
             out.update(
                 shards=a.shards,
-                ingest={"funnel": a.ingest.to_dict(), "quarantine": str(q / "ingest.parquet"),
+                ingest={"funnel": a.ingest.to_dict(), "quarantine": str(quarantine_file(q, "ingest")),
                         "raw_posts": [str(s.posts) for s in a.shard_list]},
                 extract={"funnel": a.extract.to_dict(), "examples": a.examples, "unmapped": a.unmapped,
                          "unmapped_report": str(self.run.unmapped), "disclosures": a.disclosures,
-                         "quarantine": str(q / "extract.parquet")})
+                         "quarantine": str(quarantine_file(q, "extract"))})
         return out
 
 

@@ -15,7 +15,7 @@ from schemas.config import Recipe
 from warehouse.releases.integrity import ReleaseChanged, read_manifest
 from warehouse.layout import RunPaths, Warehouse
 from warehouse.releases.manifest import run_fields
-from warehouse.releases.publish import PublishError, ensure_registered, publish_release
+from warehouse.releases.publish import Checks, PublishError, ensure_registered, publish_release
 from warehouse.releases.release import Release
 from warehouse.ledgers.takedowns import TakedownLedger
 
@@ -62,7 +62,7 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: 
     if ingest.read and ingest.malformed == ingest.read:  # not "every post was dropped": none was a post
         raise PublishError(f"no examples to publish: {ingest.read:,} line(s) read, none of them a Reddit post as JSON "
                            f"(is the input a dump of one post a line?); each line's reason is in the quarantine, "
-                           f"{wh.quarantine_dir(run_id) / 'ingest.parquet'}")
+                           f"{wh.quarantine(run_id, 'ingest')}")
     recipe = load_saved_recipe(run.recipe)
     index = run_review(run)
     review = {"review": index.describe()} if index is not None else {}
@@ -72,6 +72,6 @@ def publish_run(wh: Warehouse, run: RunPaths, assembled: AssembleResult, extra: 
         honoured = {"takedowns": {"ledger_version": state["version"], "ledger_sha256": state["sha256"]}}
     fields = run_fields(run_id, assembled.ingest, assembled.extract, assembled.inputs, assembled.shards,
                         stage_fields(recipe), {**review, **honoured, **(extra or {})})
-    release = publish_release(Path(assembled.examples), wh, recipe, fields, pii_prescans=prescan_files(run), gate=gate,
-                              taken_down=TakedownLedger(wh.root).current().posts)
+    checks = Checks(prescan_files(run), gate, TakedownLedger(wh.root).current().posts)
+    release = publish_release(Path(assembled.examples), wh, recipe, fields, checks=checks)
     return Published(release.dataset, release.version, str(release.path), str(release.manifest_path))

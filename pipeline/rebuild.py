@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from common.checksums import sha256_file
+from common.files import write_json
 from common.versioning import code_version
 from pipeline.assemble import AssembleStep
 from pipeline.results import AssembleResult
@@ -18,7 +19,7 @@ from pipeline.run import derive_run_id, input_fingerprint, input_record, takedow
 from pipeline.shards import Shard
 from pipeline.steps import read_marker
 from review.build import review_state
-from schemas.config import Recipe
+from schemas.config import ConfigError, Recipe, recipe_from_dict
 from schemas.lexicon import data_versions
 from warehouse.releases.integrity import read_manifest
 from warehouse.layout import Warehouse
@@ -52,10 +53,7 @@ def input_hashes(wh: Warehouse, paths: list[str]) -> dict[str, str]:
         key = input_fingerprint(p)
         out[p] = memo.get(key) or sha256_file(p)
         memo[key] = out[p]
-    memo_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = memo_path.with_name(".tmp-" + memo_path.name)
-    tmp.write_text(json.dumps(memo, indent=1, sort_keys=True) + "\n")
-    tmp.replace(memo_path)
+    write_json(memo_path, memo, indent=1, sort_keys=True)
     return out
 
 
@@ -84,6 +82,17 @@ def labels_changed(parent: dict[str, Any], recipe_dict: dict[str, Any], review: 
     return why
 
 
+def made_alike(recorded: dict[str, Any], recipe: Recipe) -> bool:
+    """Were a parent's stored shards filtered and scrubbed as `recipe` asks? Its recorded recipe is
+    read as any recipe is: keys at their old place moved (older releases), keys added since at their
+    defaults (which keep the old behaviour)."""
+    try:
+        parent = recipe_from_dict(recorded, "the parent's manifest").to_dict()
+    except ConfigError:  # a key this code no longer knows
+        return False
+    return all(parent[s] == recipe.to_dict()[s] for s in ("filters", "privacy"))
+
+
 def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: int) -> RebuildPlan:
     """Compare the inputs with the latest release of the recipe's dataset and plan the run."""
     rd = recipe.to_dict()
@@ -92,10 +101,10 @@ def plan_rebuild(wh: Warehouse, recipe: Recipe, files: list[str], shard_lines: i
     takedowns = takedown_state(wh)
     parent = latest_manifest(wh, recipe.dataset.name)
     parent_run = read_marker(wh.run_dir(parent["run_id"]), AssembleStep.name) if parent else None
-    reusable = bool(parent_run and parent_run.get("shard_list")) and parent["config"]["filters"] == rd["filters"]
+    reusable = bool(parent_run and parent_run.get("shard_list")) and made_alike(parent["config"], recipe)
     if parent and not reusable:
-        print(f"[rebuild] parent {parent['dataset']}/{parent['version']} cannot be extended (filters changed or "
-              "its run folder is gone): full build", flush=True)
+        print(f"[rebuild] parent {parent['dataset']}/{parent['version']} cannot be extended (filters or privacy "
+              "changed, or its run folder is gone): full build", flush=True)
     known = {i["sha256"] for i in parent["inputs"]} if reusable else set()
     new = [p for p in files if hashes[p] not in known]
     relabel = labels_changed(parent, rd, review) if reusable else []

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shutil
+from typing import Any
+
 from common.files import write_atomic
 from review.stats import release_review
 from warehouse.ledgers.exports import record_export
-from warehouse.layout import Warehouse
+from warehouse.layout import CardPaths, Warehouse
 from warehouse.releases.release import Release
 from warehouse.pages.report import docs_link_for, render_report
 from warehouse.ledgers.withdrawn import notice_card, notice_html
@@ -26,23 +29,27 @@ def write_report(wh: Warehouse, release: str, out: str | Path | None = None) -> 
     return path
 
 
-CARD_REPORT = "report.html"  # the data-quality report inside a card folder, which the card links
-
-
 def write_card(wh: Warehouse, release: str, out_dir: str | Path, url: str = "") -> dict[str, Path]:
     """A Hugging Face dataset folder of `release`: README.md card linking its data-quality report
     (report.html, self-contained, so it travels with the folder), data/*.parquet, croissant.json."""
     from warehouse.pages.card import export_card  # Hugging Face and Croissant: not loaded to write a report
 
     rel = Release.find(wh, release)
-    out = Path(out_dir)
+    card = CardPaths(Path(out_dir))
     if (record := rel.withdrawn) is not None:  # the notice, no data: the card folder may already be on a hub
-        write_atomic(out / "README.md", notice_card(rel.release_id, record).encode())
-        write_atomic(out / CARD_REPORT, notice_html(rel.release_id, record).encode())
-        record_export(wh, out, "card", rel.release_id)
-        return {"readme": out / "README.md", "report": out / CARD_REPORT}
-    review = release_review(rel)
-    report = render_report(rel, out / CARD_REPORT, docs_link=None, review=review)
-    written = {**export_card(rel, out, url=url, review=review, report=CARD_REPORT), "report": report}
-    record_export(wh, out, "card", rel.release_id)
+        written = write_withdrawn_card(card, rel.release_id, record)
+    else:
+        review = release_review(rel)
+        report = render_report(rel, card.report, docs_link=None, review=review)
+        written = {**export_card(rel, card, url=url, review=review, linked_report=True), "report": report}
+    record_export(wh, card.root, "card", rel.release_id)
     return written
+
+
+def write_withdrawn_card(card: CardPaths, release_id: str, record: dict[str, Any]) -> dict[str, Path]:
+    """A withdrawn release's card folder: the notice as its card and its report, no data files."""
+    shutil.rmtree(card.data, ignore_errors=True)
+    card.croissant.unlink(missing_ok=True)
+    write_atomic(card.readme, notice_card(release_id, record).encode())
+    write_atomic(card.report, notice_html(release_id, record).encode())
+    return {"readme": card.readme, "report": card.report}

@@ -15,6 +15,7 @@ from typing import Any
 
 from common.checksums import sha256_file
 from common.errors import InputError
+from common.files import is_temp, write_json
 from common.locking import file_lock
 from common.versioning import code_version
 from schemas.config import ConfigError, Recipe, load_recipe, recipe_from_dict
@@ -24,8 +25,7 @@ DUMP_PATTERNS = ("*.zst", "*.jsonl", "*.ndjson")
 
 
 def save_recipe(recipe: Recipe, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(recipe.to_dict(), indent=2) + "\n")
+    write_json(path, recipe.to_dict())
     return path
 
 
@@ -77,7 +77,7 @@ def expand_inputs(inputs: list[str]) -> list[str]:
     out: list[str] = []
     for p in map(Path, inputs):
         if p.is_dir():
-            out.extend(sorted(str(f) for pat in DUMP_PATTERNS for f in p.glob(pat)))
+            out.extend(sorted(str(f) for pat in DUMP_PATTERNS for f in p.glob(pat) if not is_temp(f)))
         else:
             out.append(str(p))
     return list(dict.fromkeys(out))
@@ -121,10 +121,7 @@ def open_run(wh: Warehouse, run_id: str, recipe: Recipe, inputs: list[str], shar
     if path.exists():
         facts = json.loads(path.read_text())
     else:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(".tmp-" + path.name)
-        tmp.write_text(json.dumps({**facts, "nonce": uuid.uuid4().hex}, indent=2) + "\n")
-        tmp.replace(path)
+        write_json(path, {**facts, "nonce": uuid.uuid4().hex})
     if facts["shard_lines"] != shard_lines or facts["config"] != recipe.to_dict():
         raise ConfigError(f"run {run_id} was started with another recipe or shard size; use a new run id")
     if not run.recipe.exists():

@@ -20,6 +20,37 @@ TAKEN_DOWN = b'{"express":"taken down"}'
 
 
 @dataclass(frozen=True)
+class ShardPaths:
+    """The files of one shard folder (or of a folder its labels are re-derived in): the one place
+    that names them."""
+
+    root: Path
+
+    @property
+    def lines(self) -> Path:
+        return self.root / SHARD_FILE  # the raw lines the split cut
+
+    @property
+    def posts(self) -> Path:
+        return self.root / "posts.parquet"  # the posts the filter step kept
+
+    @property
+    def nsfw_ids(self) -> Path:
+        return self.root / "nsfw-submissions.txt"  # ids of its NSFW submissions, one a line (comment join)
+
+    def quarantine(self, step: str) -> Path:
+        return self.root / f"quarantine-{step}.parquet"  # what a step (ingest, dedupe, extract) dropped
+
+    @property
+    def examples(self) -> Path:
+        return self.root / "examples.parquet"
+
+    @property
+    def disclosures(self) -> Path:
+        return self.root / "disclosures.parquet"
+
+
+@dataclass(frozen=True)
 class Shard:
     """One shard: its folder, the input it came from and the number of its first line there."""
 
@@ -44,26 +75,38 @@ class Shard:
         return RunPaths.of_shard(self.path)
 
     @property
+    def files(self) -> ShardPaths:
+        return ShardPaths(self.path)
+
+    @property
+    def labels(self) -> ShardPaths:
+        return ShardPaths(self.labels_dir)
+
+    @property
     def lines_file(self) -> Path:
-        return self.path / SHARD_FILE
+        return self.files.lines
 
     @property
     def posts(self) -> Path:
         """The posts the filter step kept (dedupe drops rows of it by number)."""
-        return self.path / "posts.parquet"
+        return self.files.posts
+
+    @property
+    def nsfw_ids(self) -> Path:
+        return self.files.nsfw_ids
 
     def quarantine(self, step: str) -> Path:
         """What a step dropped from this shard: ingest and dedupe in the shard folder, extract
         with the labels."""
-        return (self.labels_dir if step == "extract" else self.path) / f"quarantine-{step}.parquet"
+        return (self.labels if step == "extract" else self.files).quarantine(step)
 
     @property
     def examples(self) -> Path:
-        return self.labels_dir / "examples.parquet"
+        return self.labels.examples
 
     @property
     def disclosures(self) -> Path:
-        return self.labels_dir / "disclosures.parquet"
+        return self.labels.disclosures
 
     def relabelled(self, work: Path) -> "Shard":
         """The same shard, its labels re-derived in `work` (a rebuild whose rules changed)."""

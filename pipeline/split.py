@@ -11,8 +11,8 @@ it while the rest of the input is still being split; the step's own marker
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,10 +20,11 @@ from typing import Any
 import zstandard
 
 from common.checksums import sha256_file
+from common.files import writing
 from pipeline.results import SplitResult
-from common.takedown_matcher import TakedownMatcher
-from pipeline.shards import SHARD_FILE, TAKEN_DOWN, Shard, shard_folder
-from pipeline.steps import Outputs, Step, read_marker, tmp_name, write_marker
+from common.matching.takedowns import TakedownMatcher
+from pipeline.shards import TAKEN_DOWN, Shard, ShardPaths, shard_folder
+from pipeline.steps import Outputs, Step, read_marker, write_marker
 from sources.dumps import DumpError, iter_blocks
 from warehouse.layout import RunPaths
 from warehouse.ledgers.takedowns import run_takedowns
@@ -49,9 +50,8 @@ class _ShardFile:
     place by `close`, so a killed split leaves no half shard under the final name."""
 
     def __init__(self, folder: Path):
-        folder.mkdir(parents=True, exist_ok=True)
-        self.final = folder / SHARD_FILE
-        self._fh = open(tmp_name(self.final), "wb")
+        self._file = ExitStack()
+        self._fh = self._file.enter_context(writing(ShardPaths(folder).lines, "wb", tag="step"))
         self._zst = zstandard.ZstdCompressor(level=1).compressobj()
         self._sha = hashlib.sha256()
 
@@ -66,8 +66,7 @@ class _ShardFile:
     def close(self) -> str:
         """Finish the file and rename it into place; returns its sha256."""
         self._out(self._zst.flush())
-        self._fh.close()
-        os.replace(tmp_name(self.final), self.final)
+        self._file.close()  # the end of `writing`'s block: fsync, rename
         return self._sha.hexdigest()
 
 

@@ -11,7 +11,6 @@ around a setup (how models load) is its caller's (`around_setup`).
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
+from common.files import place, temp_path, write_json
 from pipeline.results import StepResult
 from pipeline.run import load_saved_recipe
 from schemas.config import Recipe, load_recipe
@@ -42,19 +42,14 @@ def read_marker(folder: Path, name: str) -> dict[str, Any] | None:
 
 
 def write_marker(folder: Path, name: str, data: dict[str, Any]) -> None:
-    """Write the marker atomically (temp name, fsync, rename): it exists only when complete."""
-    m = marker(folder, name)
-    tmp = m.with_name(m.name + ".tmp")
-    with open(tmp, "w") as fh:
-        fh.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, m)
+    """Write the marker whole (common/files.py): it exists only when complete."""
+    write_json(marker(folder, name), data, indent=1, sort_keys=True)
 
 
 def tmp_name(path: Path) -> Path:
-    """Where a step writes `path` before the runner renames it into place."""
-    return path.with_name(f".tmp-{path.name}")
+    """Where a step writes `path` before the runner renames it into place: a fixed temp name, which
+    a rerun of a killed step writes over."""
+    return temp_path(path, "step")
 
 
 def seconds_since(started: float) -> float:
@@ -81,7 +76,7 @@ class Outputs:
 
     def commit(self) -> None:
         for p in self.files:
-            os.replace(tmp_name(p), p)
+            place(tmp_name(p), p)
 
 
 class Step(ABC, Generic[U, R]):

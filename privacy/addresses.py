@@ -22,6 +22,7 @@ from pathlib import Path
 
 import regex
 
+from privacy.gazetteer import place_names
 from privacy.presidio import FoundSpans
 from privacy.word_files import read_sections
 
@@ -98,12 +99,6 @@ def _patterns() -> dict[str, regex.Pattern]:
 
 
 @lru_cache(maxsize=1)
-def _place_names() -> frozenset[str]:
-    from privacy.gazetteer import place_names
-
-    return place_names()
-
-
 def _plain_name(name: str) -> bool:
     """Could this be a street's name, not a count's unit and the words after it ("3 Hours On The
     Road", "3 blocks down main street")?"""
@@ -131,7 +126,7 @@ def _extend(text: str, end: int, spaced: bool) -> int:
         value = piece.group()
         if "\n" not in sep.group() and "," not in sep.group():
             if not (after_unit or spaced or value.isupper() or pats["postal"].fullmatch(value)
-                    or value.lower() in _place_names()):
+                    or value.lower() in place_names()):
                 break
         if _STOP_NAMES.match(value.split()[0]):
             break
@@ -276,7 +271,7 @@ def _postal_or_country(text: str) -> bool:
     pats = _patterns()
     if pats["unit"].search(text) or pats["postal_in"].search(text):
         return True
-    return any(line.strip(" \t>,").lower() in _place_names() for line in text.splitlines())
+    return any(line.strip(" \t>,").lower() in place_names() for line in text.splitlines())
 
 
 def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:

@@ -42,6 +42,7 @@ from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, Sp
 from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # isort: skip
 
 from privacy.common_words import NAME_LIKE_STOP_WORDS, is_frequent_word, name_free_words
+from privacy.gazetteer import place_names
 from schemas.lexicon import lexicon_terms
 
 _TITLES = r"(?:Mr|Mrs|Ms|Mx|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx)"
@@ -189,7 +190,7 @@ def _words_up_to(sentence: str, last_cue: int, after: int) -> list[tuple[int, in
 def gazetteer_first_names() -> frozenset[str]:
     """The gazetteer's first names (privacy/gazetteer.py), less common and emotion words, places
     and nationalities."""
-    from privacy.gazetteer import first_names, place_names
+    from privacy.gazetteer import first_names
 
     return frozenset(first_names() - name_free_words() - lexicon_terms() - NAME_LIKE_STOP_WORDS - place_names())
 
@@ -233,7 +234,7 @@ class FirstNameRecognizer(LocalRecognizer):
                 ok = label in self.CONFUSED or (label in self.PLACES and not after_place_word and _rare(t.lower_))
             else:
                 ok = t.lower_ in self.surnames and label in self.SURNAME_LABELS and _rare(t.lower_)
-            if ok and not _in_compound(doc, t) and t.lower_ not in _place_names():
+            if ok and not _in_compound(doc, t) and t.lower_ not in place_names():
                 out.append(RecognizerResult("PERSON", t.idx, t.idx + len(t.text), 0.6))
             elif self._full_name(doc, t):
                 out.append(RecognizerResult("PERSON", t.idx, doc[t.i + 1].idx + len(doc[t.i + 1].text), 0.6))
@@ -252,7 +253,7 @@ class FirstNameRecognizer(LocalRecognizer):
             return False
         if t.ent_type_ in self.NOT_PEOPLE or u.ent_type_ in self.NOT_PEOPLE or not (_rare(t.lower_) and _rare(u.lower_)):
             return False
-        if t.lower_ in _place_names() or u.lower_ in _place_names() or _in_compound(doc, u):
+        if t.lower_ in place_names() or u.lower_ in place_names() or _in_compound(doc, u):
             return False
         return t.lower_ in self.first_names or u.lower_ in self.surnames or u.lower_ in self.first_names
 
@@ -268,12 +269,6 @@ def _rare(lower: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _place_names() -> frozenset[str]:
-    from privacy.gazetteer import place_names
-
-    return place_names()
-
-
 def _holiday(doc, token) -> bool:
     """"Valentine's Day", "Patrick's day": a name before 's day names a day."""
     i = token.i
@@ -432,7 +427,7 @@ def _repeats(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
             w = _POSSESSIVE.sub("", m.group())
             lower = w.lower()
             if len(w) > 2 and w[0].isupper() and not w.isupper() and lower not in name_free_words() \
-                    and lower not in lexicon_terms() and lower not in _place_names() and not is_frequent_word(lower):
+                    and lower not in lexicon_terms() and lower not in place_names() and not is_frequent_word(lower):
                 words.add(w)
     ordered = sorted(spans)
     starts = [a for a, _ in ordered]

@@ -178,7 +178,7 @@ class Detector:
     """One Presidio recognizer, the placeholder its entity becomes and the hint that must hold
     for any text it can match (tests/filters/test_pii.py proves the hints skip nothing)."""
 
-    kind: str  # the [filters] switch: email, url, ip, phone, card, ssn, iban, user
+    kind: str  # the [privacy] switch: email, url, ip, phone, card, ssn, iban, user
     entity: str
     placeholder: str
     min_score: float

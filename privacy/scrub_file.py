@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import InputError
+from common.files import writing
 from common.jsonl import check_output, read_id_texts
 
 BATCH = 256  # texts per batch: the name detector tags a batch at once
@@ -33,33 +34,28 @@ def scrub_jsonl(in_path: str | Path, out_path: str | Path, scrubber: Any,
     check_output(in_path, out_path, InputError)
     total = sum(1 for _ in read_id_texts(in_path, InputError))  # check every line before writing anything
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    tmp = out_path.with_name(out_path.name + ".part")
     started = last = time.monotonic()
     done = 0
-    try:
-        with open(tmp, "w", encoding="utf-8") as out:
-            batch: list[tuple[Any, str]] = []
-            for n, item in enumerate(read_id_texts(in_path, InputError), start=1):
-                if len(item[1]) >= LONG_TEXT:  # said before the wait, scrubbed on its own, said while it lasts
-                    done += _write(out, batch, scrubber)
-                    what = f"text {n:,} of {total:,} (id {item[0]!r})"
-                    say(f"{what} holds {len(item[1]):,} characters: scrubbing it alone, in time that grows "
-                        "with its length")
-                    with heartbeat(say, what):
-                        done += _write(out, [item], scrubber)
-                    batch = []
-                else:
-                    batch.append(item)
-                if len(batch) == BATCH or len(item[1]) >= LONG_TEXT:
-                    done += _write(out, batch, scrubber)
-                    batch = []
-                    if time.monotonic() - last >= PROGRESS_SECONDS:
-                        last = time.monotonic()
-                        say(f"scrubbed {done:,} of {total:,} texts ({last - started:,.0f} s)")
-            done += _write(out, batch, scrubber)
-        tmp.replace(out_path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with writing(out_path, "w") as out:
+        batch: list[tuple[Any, str]] = []
+        for n, item in enumerate(read_id_texts(in_path, InputError), start=1):
+            if len(item[1]) >= LONG_TEXT:  # said before the wait, scrubbed on its own, said while it lasts
+                done += _write(out, batch, scrubber)
+                what = f"text {n:,} of {total:,} (id {item[0]!r})"
+                say(f"{what} holds {len(item[1]):,} characters: scrubbing it alone, in time that grows "
+                    "with its length")
+                with heartbeat(say, what):
+                    done += _write(out, [item], scrubber)
+                batch = []
+            else:
+                batch.append(item)
+            if len(batch) == BATCH or len(item[1]) >= LONG_TEXT:
+                done += _write(out, batch, scrubber)
+                batch = []
+                if time.monotonic() - last >= PROGRESS_SECONDS:
+                    last = time.monotonic()
+                    say(f"scrubbed {done:,} of {total:,} texts ({last - started:,.0f} s)")
+        done += _write(out, batch, scrubber)
     return done
 
 

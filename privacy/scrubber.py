@@ -9,9 +9,9 @@ settled first (the longer span wins, then the higher score, and grows over what 
 and Presidio's anonymizer
 replaces each span by its placeholder, so the text outside the replaced spans is unchanged and
 the same input always gives the same output (disclosure offsets are computed on the result).
-Each kind is a [filters] switch (schemas/config.py); `author` is blanked.
+Each kind is a [privacy] switch (schemas/config.py); `author` is blanked.
 
-API: `Scrubber.from_config(recipe.filters).scrub_posts(posts)` for a batch of posts (one NER
+API: `Scrubber.from_config(recipe.privacy).scrub_posts(posts)` for a batch of posts (one NER
 pass over all their candidate sentences), `scrub_post(post)` for one post with the default
 kinds, `Scrubber(...).find_many(texts)` for what the gate checks, `settled_found(texts)` for the
 scrubbed texts with their spans (`express scrub`, privacy/scrub_file.py).
@@ -79,7 +79,7 @@ class Scrubber:
 
     @classmethod
     def from_config(cls, cfg: Any) -> "Scrubber":
-        """The kinds a FilterConfig switches on (none when scrub_pii is off)."""
+        """The kinds a recipe's [privacy] section switches on (none when scrub_pii is off)."""
         return cached_scrubber(enabled_kinds(cfg))
 
     def describe(self) -> dict[str, Any]:
@@ -236,7 +236,7 @@ def scrub(text: str) -> str:
 
 
 def scrub_post(post: RawPost, cfg: Any = None) -> RawPost:
-    """A copy of `post` with scrubbed text fields and no author; `cfg` ([filters]) picks the kinds.
+    """A copy of `post` with scrubbed text fields and no author; `cfg` ([privacy]) picks the kinds.
     For many posts, `Scrubber.from_config(cfg).scrub_posts(posts)` batches the NER pass."""
     scrubber = Scrubber.from_config(cfg) if cfg is not None else cached_scrubber()
     return scrubber.scrub_posts([post])[0]

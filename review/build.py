@@ -8,6 +8,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from common.files import write_json
 from review.apply import ReviewIndex, apply_decisions
 from review.ledger import Ledger
 from schemas.records import Disclosure, RawPost
@@ -28,7 +29,7 @@ def review_state(wh: Warehouse, dataset: str) -> dict[str, Any] | None:
 def save_review_state(run: RunPaths, state: dict[str, Any] | None) -> None:
     """Fix the ledger version a run applies (its `review.json`), when anything was reviewed."""
     if state is not None:
-        run.review.write_text(json.dumps(state, indent=2) + "\n")
+        write_json(run.review, state)
 
 
 @lru_cache(maxsize=4)

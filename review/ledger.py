@@ -9,12 +9,12 @@ earlier one (ledger order, not clock time); `retract` withdraws the reviewer's d
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common.batches import BatchFolder
+from common.batches import BatchFolder, record_from_json
+from common.batches import now as batch_time
 from warehouse.layout import Warehouse
 
 SCHEMA = "express-review-ledger/1"
@@ -26,12 +26,8 @@ class LedgerError(ValueError):
     """A ledger or items file that cannot be read; the message names the file and line."""
 
 
-def reviews_dir(root: Path, dataset: str) -> Path:
-    return Warehouse(Path(root)).reviews_dir(dataset)
-
-
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return batch_time("microseconds")  # decisions made a moment apart keep their order
 
 
 @dataclass(frozen=True)
@@ -63,20 +59,10 @@ class Entry:
 
 _REQUIRED = ("item_id", "decision", "reviewer", "time", "source", "dataset", "post_id", "surface",
              "occurrence", "occurrences")
-_NAMES = tuple(f.name for f in fields(Entry))
 
 
 def entry_from_json(row: Any, where: str) -> Entry:
-    if not isinstance(row, dict):
-        raise LedgerError(f"{where}: a ledger line must be a JSON object")
-    missing = [k for k in _REQUIRED if row.get(k) in (None, "")]
-    if missing:
-        raise LedgerError(f"{where}: missing {', '.join(missing)}")
-    if row["decision"] not in DECISIONS:
-        raise LedgerError(f"{where}: decision must be one of {', '.join(DECISIONS)}, not {row['decision']!r}")
-    if row.get("schema", SCHEMA) != SCHEMA:
-        raise LedgerError(f"{where}: unknown ledger schema {row.get('schema')!r} (this code reads {SCHEMA})")
-    return Entry(**{k: row[k] for k in _NAMES if k in row})
+    return record_from_json(Entry, row, where, LedgerError, SCHEMA, "ledger", _REQUIRED, {"decision": DECISIONS})
 
 
 class Ledger(BatchFolder):
@@ -85,8 +71,9 @@ class Ledger(BatchFolder):
     def __init__(self, root: str | Path, dataset: str):
         self.root = Path(root)
         self.dataset = dataset
-        self.dir = reviews_dir(self.root, dataset) / "ledger"
-        super().__init__(self.dir, reviews_dir(self.root, dataset) / ".ledger.lock", LedgerError, "ledger",
+        paths = Warehouse(self.root).review(dataset)
+        self.dir = paths.ledger
+        super().__init__(self.dir, paths.ledger_lock, LedgerError, "ledger",
                          "another review writer")
 
     def append(self, entries: Iterable[Entry]) -> int:

@@ -14,12 +14,12 @@ from common.files import write_atomic
 from common.jsonl import read_jsonl
 from common.locking import file_lock
 from review.items import ReviewItem
-from review.ledger import LedgerError, reviews_dir
+from review.ledger import LedgerError
 from warehouse.layout import Warehouse
 
 
 def registry_path(root: Path, dataset: str) -> Path:
-    return reviews_dir(root, dataset) / "items.jsonl"
+    return Warehouse(Path(root)).review(dataset).items
 
 
 def _row(item: ReviewItem) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def register_items(root: Path, items: Iterable[ReviewItem]) -> int:
     added = 0
     for dataset, group in by_dataset.items():
         path = registry_path(root, dataset)
-        with file_lock(reviews_dir(root, dataset) / ".items.lock", timeout=60, holder="another review export"):
+        with file_lock(Warehouse(Path(root)).review(dataset).items_lock, timeout=60, holder="another review export"):
             rows = _read(path)
             for it in group:
                 old = rows.get(it.item_id)

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import difflib
 import math
+import sys
 import tomllib
 
 from common.errors import UserError
@@ -17,122 +19,158 @@ class ConfigError(UserError, ValueError):
     """A recipe file that does not validate; the message names the file and the key."""
 
 
+def option(default: Any, help: str, *, bounds: tuple[float | None, float | None] | None = None, flag: str = "",
+           sweep: bool = True, omit_default: bool = False, recorded: bool = True) -> Any:
+    """One recipe key declared once: its type (from the default), default, range and help together.
+    A number needs `bounds` (lowest, highest; inclusive, None unbounded), which the loader and the
+    CLI flags that override it check. A key of [evaluate] is also a flag of `express evaluate`
+    (`flag` names it otherwise) and of `express sweep` unless `sweep=False` (the sweep has list
+    flags of its own for it); its help may name {predictors}, {settings} and {variants}, filled in
+    by the CLI. `omit_default`: recorded in the recipe a run and a manifest keep only when set;
+    `recorded=False`: never recorded there."""
+    if isinstance(default, (int, float)) and not isinstance(default, bool) and bounds is None:
+        raise TypeError(f"a number option (default {default!r}) needs its bounds=(lowest, highest)")
+    return field(default=default, metadata={"help": help, "bounds": bounds or (None, None), "flag": flag,
+                                            "sweep": sweep, "omit_default": omit_default, "recorded": recorded})
+
+
 @dataclass(frozen=True)
 class DatasetConfig:
-    name: str = "express"
-    description: str = ""
-    pretty_name: str = ""
-    license: str = "other"  # the Hugging Face card licence id
-    license_name: str = "express-research-use"
+    name: str = option("express", "the dataset's name: its folder in the warehouse and its catalog views")
+    description: str = option("", "one line for the dataset card and the Croissant file")
+    pretty_name: str = option("", "the card's title (default: the name and version)")
+    license: str = option("other", "the Hugging Face card licence id")
+    license_name: str = option("express-research-use", "the licence's name on the card and in the Croissant file")
+
+
+# The filters a build can run, in their default order: cheapest and most selective first, the
+# disclosure prefilter (the build's own, filters/candidates.py) right after the field checks, the
+# duplicate filters last (dedupe decides them over all shards). filters/chain.py builds each name.
+FILTER_CHAIN = ("deleted", "nsfw", "bot", "distinguished", "crosspost", "length", "disclosure", "language",
+                "duplicate", "near_duplicate")
+STATEFUL_FILTERS = ("duplicate", "near_duplicate")  # decided by the dedupe step, after every other filter
 
 
 @dataclass(frozen=True)
 class FilterConfig:
-    bot_authors: tuple[str, ...] = ("AutoModerator",)
-    drop_nsfw: bool = True
-    drop_deleted: bool = True
-    drop_duplicates: bool = True
-    min_words: int = 0
-    max_words: int = 0  # 0 = no upper bound
-    # Added for issue #5 (all optional; the defaults keep the skeleton's behaviour):
-    bot_authors_file: str = "default"  # "default" = filters/data/bot_authors.txt, "" = none, else a path
-    nsfw_subreddits_file: str = "default"  # "default" = filters/data/nsfw_subreddits.txt, "" = none
-    drop_distinguished: bool = True  # posts a moderator or admin wrote in that role (reason `distinguished`)
-    drop_stickied: bool = True  # pinned posts (reason `stickied`)
-    drop_crossposts: bool = True
-    languages: tuple[str, ...] = ()  # e.g. ["en"]; empty = no language filter
-    min_language_confidence: float = 0.5
-    near_duplicate_threshold: float = 0.0  # Jaccard threshold for MinHash near duplicates; 0 = off
-    minhash_permutations: int = 64
-    shingle_words: int = 3
-    scrub_pii: bool = True  # PII -> placeholders with Presidio (privacy/scrubber.py); author blanked. Off = none of:
-    scrub_emails: bool = True  # [EMAIL]
-    scrub_urls: bool = True  # [URL], any public suffix
-    scrub_ips: bool = True  # [IP], v4 and v6
-    scrub_phones: bool = True  # [PHONE], international and national formats (phonenumbers)
-    scrub_cards: bool = True  # [CARD], Luhn-checked
-    scrub_ssns: bool = True  # [SSN]
-    scrub_ibans: bool = True  # [IBAN], checksum-checked
-    scrub_users: bool = True  # [USER]: u/ handles, @handles, Discord tags
-    scrub_addresses: bool = True  # [ADDRESS]: street addresses, post-office boxes, address blocks
-    scrub_birth_dates: bool = True  # [DOB]: full dates after a birth cue ("born on", "DOB")
-    scrub_id_numbers: bool = True  # [ID]: licence, passport, NI, account and member numbers after their cue
-    scrub_names: bool = True  # [NAME]: relationship cues, a name gazetteer, spaCy NER around uncommon capitalized words
+    """Which posts are dropped, and why (filters/): the chain in its order, and each filter's settings."""
+
+    chain: tuple[str, ...] = option(FILTER_CHAIN, "the filters in the order they run; a filter whose settings "
+                                                  "ask nothing (drop_nsfw = false, min_words = max_words = 0) is "
+                                                  "left out. Known: " + ", ".join(FILTER_CHAIN))
+    drop_deleted: bool = option(True, "deleted and removed posts (reasons `deleted`, `removed`, `deleted_author`)")
+    drop_nsfw: bool = option(True, "`over_18` posts and subreddits of the NSFW list (`nsfw`, `nsfw_subreddit`)")
+    nsfw_subreddits_file: str = option("default", "NSFW subreddit list: \"default\" = "
+                                                  "filters/data/nsfw_subreddits.txt, \"\" = none, else a path")
+    bot_authors: tuple[str, ...] = option(("AutoModerator",), "authors whose posts are dropped as `bot`")
+    bot_authors_file: str = option("default", "more bot authors: \"default\" = filters/data/bot_authors.txt, "
+                                              "\"\" = none, else a path")
+    drop_distinguished: bool = option(True, "posts a moderator or admin wrote in that role (`distinguished`)")
+    drop_stickied: bool = option(True, "pinned posts (`stickied`)")
+    drop_crossposts: bool = option(True, "crossposts (`crosspost`): the original is kept where it is read")
+    min_words: int = option(0, "posts of fewer words are dropped (`too_short`); 0 = no lower bound",
+                            bounds=(0, None))
+    max_words: int = option(0, "posts of more words are dropped (`too_long`); 0 = no upper bound", bounds=(0, None))
+    languages: tuple[str, ...] = option((), "languages kept, e.g. [\"en\"] (`language`); empty = no language filter")
+    min_language_confidence: float = option(0.5, "a post whose language is told with less confidence is dropped",
+                                            bounds=(0, 1))
+    drop_duplicates: bool = option(True, "posts whose text (case and spacing folded) was seen before (`duplicate`)")
+    near_duplicate_threshold: float = option(0.0, "MinHash Jaccard threshold of near duplicates "
+                                                  "(`near_duplicate`); 0 = off", bounds=(0, 1))
+    minhash_permutations: int = option(64, "MinHash permutations of the near-duplicate filter", bounds=(1, None))
+    shingle_words: int = option(3, "words per shingle of the near-duplicate filter", bounds=(1, None))
+
+
+@dataclass(frozen=True)
+class PrivacyConfig:
+    """What the filter step scrubs from the posts it keeps (privacy/scrubber.py), and so what the
+    quality gate checks a release for (warehouse/gate/pii.py)."""
+
+    scrub_pii: bool = option(True, "PII -> placeholders with Presidio, author blanked; off = none of the kinds below")
+    scrub_emails: bool = option(True, "[EMAIL]")
+    scrub_urls: bool = option(True, "[URL], any public suffix")
+    scrub_ips: bool = option(True, "[IP], v4 and v6")
+    scrub_phones: bool = option(True, "[PHONE], international and national formats (phonenumbers)")
+    scrub_cards: bool = option(True, "[CARD], Luhn-checked")
+    scrub_ssns: bool = option(True, "[SSN]")
+    scrub_ibans: bool = option(True, "[IBAN], checksum-checked")
+    scrub_users: bool = option(True, "[USER]: u/ handles, @handles, Discord tags")
+    scrub_addresses: bool = option(True, "[ADDRESS]: street addresses, post-office boxes, address blocks")
+    scrub_birth_dates: bool = option(True, "[DOB]: full dates after a birth cue (\"born on\", \"DOB\")")
+    scrub_id_numbers: bool = option(True, "[ID]: licence, passport, NI, account and member numbers after their cue")
+    scrub_names: bool = option(True, "[NAME]: relationship cues, a name gazetteer, spaCy NER around uncommon "
+                                     "capitalized words")
 
 
 @dataclass(frozen=True)
 class SourcesConfig:
     """Where posts come from: the dump files given with --input, or a praw scrape of the live API."""
 
-    kind: str = "dumps"  # "dumps" | "praw"
-    listing: str = "search"  # search | new | top | hot
-    subreddits: tuple[str, ...] = ("all",)
-    terms: tuple[str, ...] = ()  # search terms; empty = every EXPRESS lexicon term
-    sort: str = "new"  # search sort: relevance | hot | top | new | comments
-    time_filter: str = "all"  # hour | day | week | month | year | all (search and top)
-    limit: int = 1000  # items per query; Reddit listings stop near 1,000
-    include_comments: bool = False
-    praw_site: str = "DEFAULT"  # praw.ini section; credentials come from praw.ini or praw_* env vars
-    max_retries: int = 5
-    backoff_seconds: float = 2.0
-    max_backoff_seconds: float = 120.0
-    oauth_url: str = ""  # "" = praw's default (https://oauth.reddit.com); set only for a test server
-    reddit_url: str = ""  # "" = praw's default (https://www.reddit.com)
+    kind: str = option("dumps", "dumps (the files given with --input) or praw (the live API)")
+    listing: str = option("search", "praw listing: search, new, top or hot")
+    subreddits: tuple[str, ...] = option(("all",), "subreddits the praw listing reads")
+    terms: tuple[str, ...] = option((), "search terms; empty = every EXPRESS lexicon term")
+    sort: str = option("new", "search sort: relevance, hot, top, new or comments")
+    time_filter: str = option("all", "hour, day, week, month, year or all (search and top)")
+    limit: int = option(1000, "items per query; Reddit listings stop near 1,000", bounds=(1, None))
+    include_comments: bool = option(False, "pull the comments of each submission too")
+    praw_site: str = option("DEFAULT", "praw.ini section; credentials come from praw.ini or praw_* variables")
+    max_retries: int = option(5, "retries of a failed request", bounds=(0, None))
+    backoff_seconds: float = option(2.0, "first retry delay in seconds, doubled per retry", bounds=(0, None))
+    max_backoff_seconds: float = option(120.0, "longest retry delay in seconds", bounds=(0, None))
+    oauth_url: str = option("", "\"\" = praw's default (https://oauth.reddit.com); set only for a test server")
+    reddit_url: str = option("", "\"\" = praw's default (https://www.reddit.com)")
 
 
 @dataclass(frozen=True)
 class ExtractConfig:
-    keep_negated: bool = False
-    batch_size: int = 256
-    min_masks: int = 1
-    max_masks: int = 5
-    forms: str = "reference"  # trigger forms: "reference" (EXPRESS's only) or "extended"
-    acceptance: str = "on"  # "on": the acceptance model drops hits a reviewer would not keep; "off": rules alone
-    quote_lines: str = "mask"  # finds in `>` quote lines: "mask" them like any other, or "skip" them
+    keep_negated: bool = option(False, "mask negated disclosures too")
+    batch_size: int = option(256, "texts per spaCy batch", bounds=(1, None))
+    min_masks: int = option(1, "posts with fewer usable disclosures give no example", bounds=(1, None))
+    max_masks: int = option(5, "posts with more usable disclosures give no example", bounds=(1, None))
+    forms: str = option("reference", "trigger forms: \"reference\" (EXPRESS's only) or \"extended\"")
+    acceptance: str = option("on", "\"on\": the acceptance model drops hits a reviewer would not keep; "
+                                   "\"off\": rules alone")
+    quote_lines: str = option("mask", "finds in `>` quote lines: \"mask\" them like any other, or \"skip\" them")
 
 
 @dataclass(frozen=True)
 class SplitConfig:
-    train: float = 0.8
-    validation: float = 0.1
-    test: float = 0.1
-    seed: str = "express"
-    test_only: bool = False  # as the paper: every example goes to the test split
+    train: float = option(0.8, "share of the posts in the train split", bounds=(0, 1))
+    validation: float = option(0.1, "share of the posts in the validation split", bounds=(0, 1))
+    test: float = option(0.1, "share of the posts in the test split", bounds=(0, 1))
+    seed: str = option("express", "salt of the hash of each post id that picks its split")
+    test_only: bool = option(False, "as the paper: every example goes to the test split")
 
 
 @dataclass(frozen=True)
 class SegmentConfig:
     """Paper segmentation: posts over max_tokens become windows around groups of masks."""
 
-    max_tokens: int = 512
-    group_tokens: int = 256
-    half_window: int = 255
-    tokenizer: str = "regex-wordpiece"
+    max_tokens: int = option(512, "posts of more tokens are segmented", bounds=(2, None))
+    group_tokens: int = option(256, "masks within this many tokens of a group's first mask share a window",
+                               bounds=(1, None))
+    half_window: int = option(255, "tokens each side of a group of masks", bounds=(1, None))
+    tokenizer: str = option("regex-wordpiece", "how tokens are counted")
 
 
 @dataclass(frozen=True)
 class GateConfig:
     """Quality-gate thresholds; the expectation suites themselves live in schemas/expectations/."""
 
-    enabled: bool = True
-    min_text_chars: int = 10
-    max_text_chars: int = 20000
-    max_label_share: float = 0.25
-    max_js_divergence: float = 0.2
-    # label-share and drift bounds mean little on tiny releases: below this many masks they are skipped
-    min_masks_for_distribution: int = 100
-    examples_per_failure: int = 5
-    data_docs: bool = True  # render GX Data Docs into <release>/gate/data_docs/
-    chunk_rows: int = 100_000  # at most this many rows per GX batch of the row-level tables
-    chunk_mb: float = 16.0  # the texts are read about this much at a time (their facts go to GX, not them): bounds memory
-
-
-def option(default: Any, help: str, *, flag: str = "", sweep: bool = True) -> Any:
-    """A field of [evaluate] that is also a flag of `express evaluate` (and of `express sweep`
-    unless `sweep=False`: the sweep has list flags of its own for it). Help text may name
-    {predictors}, {settings} and {variants}, filled in by the CLI from the registry and
-    the prompts file."""
-    return field(default=default, metadata={"help": help, "flag": flag, "sweep": sweep})
+    enabled: bool = option(True, "run the quality gate; a failure publishes nothing")
+    min_text_chars: int = option(10, "shortest text a row may hold", bounds=(0, None))
+    max_text_chars: int = option(20000, "longest text a row may hold", bounds=(1, None))
+    max_label_share: float = option(0.25, "largest share of the masks one label may have", bounds=(0, 1))
+    max_js_divergence: float = option(0.2, "largest Jensen-Shannon divergence of the labels from the parent "
+                                           "release's", bounds=(0, None))
+    min_masks_for_distribution: int = option(100, "label-share and drift bounds mean little on tiny releases: "
+                                                  "below this many masks they are skipped", bounds=(0, None))
+    examples_per_failure: int = option(5, "failing rows shown per failed expectation", bounds=(1, None))
+    data_docs: bool = option(True, "render GX Data Docs into <release>/gate/data_docs/")
+    chunk_rows: int = option(100_000, "at most this many rows per GX batch of the row-level tables", bounds=(1, None))
+    chunk_mb: float = option(16.0, "the texts are read about this much at a time (their facts go to GX, not "
+                                   "them): bounds memory", bounds=(0.001, None))
 
 
 @dataclass(frozen=True)
@@ -147,19 +185,20 @@ class PredictorFields:
     base_url: str = option("", "OpenAI-compatible server URL (default: $OPENAI_BASE_URL, else OpenAI)")
     api_key_env: str = option("OPENAI_API_KEY", "environment variable holding the API key (the key is never stored)")
     concurrency: int = option(0, "requests in flight at once (0: adapt, up to 4: the server's slot count where "
-                                 "it says, else as many as make it answer faster)")
+                                 "it says, else as many as make it answer faster)", bounds=(0, None))
     timeout: float = option(60.0, "seconds for a request of up to 1,000 tokens (prompt + answer); longer requests "
-                                  "get proportionally more")
-    max_retries: int = option(5, "retries of a rate-limited, failed or timed-out request")
-    backoff: float = option(1.0, "first retry delay in seconds, doubled per retry")
-    temperature: float = option(0.0, "sampling temperature", sweep=False)
-    max_tokens: int = option(0, "answer-length cap in tokens (0: from the number of masks and the setting)")
+                                  "get proportionally more", bounds=(0.001, None))
+    max_retries: int = option(5, "retries of a rate-limited, failed or timed-out request", bounds=(0, None))
+    backoff: float = option(1.0, "first retry delay in seconds, doubled per retry", bounds=(0, None))
+    temperature: float = option(0.0, "sampling temperature", sweep=False, bounds=(0, 2))
+    max_tokens: int = option(0, "answer-length cap in tokens (0: from the number of masks and the setting)",
+                             bounds=(0, None))
     answers: str = option("structured", "structured: ask for a JSON object of exactly as many words as masks "
                                         "(response_format, or constrained decoding in hf-chat); free: plain text")
-    seed: int = option(0, "seed of the few-shot sampling and the bootstrap")
-    context_words: int = option(30, "words each side of a mask that tfidf-logreg reads")
-    top_k: int = option(5, "ranked answers kept per mask (top-k accuracy)")
-    batch_size: int = option(8, "rows per generate() call (hf-chat)")
+    seed: int = option(0, "seed of the few-shot sampling and the bootstrap", bounds=(0, None))
+    context_words: int = option(30, "words each side of a mask that tfidf-logreg reads", bounds=(1, None))
+    top_k: int = option(5, "ranked answers kept per mask (top-k accuracy)", bounds=(1, None))
+    batch_size: int = option(8, "rows per generate() call (hf-chat)", bounds=(1, None))
     prompts_file: str = option("", "prompts TOML (default: the shipped evaluation/data/prompts.toml)", flag="--prompts")
     prompt_variant: str = option("default", "prompt variant: {variants}", sweep=False)
     embedding_model: str = option("", "sentence-embedding model folder or package for few-shot-nearest "
@@ -180,7 +219,8 @@ class LiveFields:
                              "after it (default: the model's entry in the cutoffs file, if it has one)")
     cutoffs_file: str = option("", "a cutoffs TOML whose entries come before the shipped "
                                    "evaluation/data/cutoffs.toml", flag="--cutoffs")
-    cutoff_min_rows: int = option(20, "rows each side of the cutoff needs before their difference is told")
+    cutoff_min_rows: int = option(20, "rows each side of the cutoff needs before their difference is told",
+                                  bounds=(1, None))
     probe: str = option("", "memorization: after scoring, Min-K%% Prob and a continuation probe on each row's "
                             "unmasked text (hf-chat, openai-compatible)")
 
@@ -228,32 +268,34 @@ class EvaluateConfig(PredictorFields, LiveFields):
 
     split: str = option("test", "split to score: validation or test")
     predictor: str = option("most-frequent", "{predictors}, an installed plugin's name, or PKG.MODULE:CLASS")
-    bootstrap: int = option(1000, "bootstrap resamples for the 95 %% intervals")
+    bootstrap: int = option(1000, "bootstrap resamples for the 95 %% intervals", bounds=(0, None))
 
 
 @dataclass(frozen=True)
 class OrchestrateConfig:
     """How a build runs (pipeline/, flows/build.py) and the scheduled rebuild (flows/deployments.py)."""
 
-    # Lines per shard: each shard costs Prefect and Dask bookkeeping per step (client, API server
-    # and worker), so fewer, larger shards cost less (bench/README.md); memory stays bounded by it.
-    shard_lines: int = 100_000
-    workers: int = 2  # local Dask workers for inputs of in_process_below_mb or more
-    in_process_below_mb: int = 32  # smaller inputs run in the build's own process (--workers 0)
-    cron: str = "0 4 * * 1"  # weekly, Monday 04:00
-    timezone: str = "UTC"
-    # the weekly rebuild first asks Reddit which posts of the latest release are gone and, when
-    # any is, applies the takedowns after it (docs/takedowns.md); recorded only when on
-    sync_takedowns: bool = field(default=False, metadata={"omit_default": True})
-    # the Prefect API the recipe's commands report to where PREFECT_API_URL names none
-    # (docs/runtime.md); where runs are recorded changes nothing they compute: never recorded itself
-    prefect_api_url: str = field(default="", metadata={"recorded": False})
+    # Each shard costs Prefect and Dask bookkeeping per step (client, API server and worker), so
+    # fewer, larger shards cost less (bench/README.md); memory stays bounded by it.
+    shard_lines: int = option(100_000, "raw lines per shard; memory is bounded by it", bounds=(1, None))
+    workers: int = option(2, "local Dask workers for inputs of in_process_below_mb or more", bounds=(0, None))
+    in_process_below_mb: int = option(32, "smaller inputs run in the build's own process (--workers 0)",
+                                      bounds=(0, None))
+    cron: str = option("0 4 * * 1", "when the scheduled rebuild runs (cron; default weekly, Monday 04:00)")
+    timezone: str = option("UTC", "the cron's time zone")
+    sync_takedowns: bool = option(False, "the weekly rebuild first asks Reddit which posts of the latest release "
+                                         "are gone and, when any is, applies the takedowns after it "
+                                         "(docs/takedowns.md)", omit_default=True)
+    prefect_api_url: str = option("", "the Prefect API the recipe's commands report to where PREFECT_API_URL names "
+                                      "none (docs/runtime.md); never recorded: where runs are reported changes "
+                                      "nothing they compute", recorded=False)
 
 
 @dataclass(frozen=True)
 class Recipe:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     splits: SplitConfig = field(default_factory=SplitConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
@@ -278,24 +320,13 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-# Every number a recipe (and its command-line overrides) may hold, with its range: (lowest,
-# highest), inclusive; None is unbounded. A number field without a range here fails a test.
-RANGES: dict[str, dict[str, tuple[float | None, float | None]]] = {
-    "filters": {"min_words": (0, None), "max_words": (0, None), "min_language_confidence": (0, 1),
-                "near_duplicate_threshold": (0, 1), "minhash_permutations": (1, None), "shingle_words": (1, None)},
-    "sources": {"limit": (1, None), "max_retries": (0, None), "backoff_seconds": (0, None),
-                "max_backoff_seconds": (0, None)},
-    "extract": {"batch_size": (1, None), "min_masks": (1, None), "max_masks": (1, None)},
-    "splits": {"train": (0, 1), "validation": (0, 1), "test": (0, 1)},
-    "segment": {"max_tokens": (2, None), "group_tokens": (1, None), "half_window": (1, None)},
-    "gate": {"min_text_chars": (0, None), "max_text_chars": (1, None), "max_label_share": (0, 1),
-             "max_js_divergence": (0, None), "min_masks_for_distribution": (0, None), "examples_per_failure": (1, None),
-             "chunk_rows": (1, None), "chunk_mb": (0.001, None)},
-    "orchestrate": {"shard_lines": (1, None), "workers": (0, None), "in_process_below_mb": (0, None)},
-    "evaluate": {"concurrency": (0, None), "timeout": (0.001, None), "max_retries": (0, None), "backoff": (0, None),
-                 "temperature": (0, 2), "max_tokens": (0, None), "seed": (0, None), "context_words": (1, None),
-                 "top_k": (1, None), "batch_size": (1, None), "bootstrap": (0, None), "cutoff_min_rows": (1, None)},
-}
+# The recipe's sections by name: the dataclass that declares each one's keys
+SECTIONS: dict[str, Any] = {f.name: f.default_factory for f in fields(Recipe) if f.name != "source_path"}
+
+
+def declared(section: str, key: str) -> Field[Any]:
+    """The one declaration of a recipe key (`option`): its default, bounds and help."""
+    return {f.name: f for f in fields(SECTIONS[section])}[key]
 
 
 # The largest whole number any recipe key may hold: what a 64-bit integer column (Parquet, DuckDB,
@@ -303,17 +334,18 @@ RANGES: dict[str, dict[str, tuple[float | None, float | None]]] = {
 MAX_WHOLE = 2**63 - 1
 
 
-def check_number(section: str, key: str, value: Any, default: Any, where: str) -> Any:
-    """`value` for a number field whose default is `default`: a whole number where the default is
-    one, a finite number (no nan or inf) where not, within RANGES[section][key] and never beyond
-    MAX_WHOLE; else a ConfigError naming `where`."""
+def check_number(section: str, key: str, value: Any, where: str) -> Any:
+    """`value` for the number key [section] `key`: a whole number where its default is one, a finite
+    number (no nan or inf) where not, within its declared bounds and never beyond MAX_WHOLE; else
+    a ConfigError naming `where`."""
+    spec = declared(section, key)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"{where}: expected a number, got {value!r}")
-    if isinstance(default, int) and not isinstance(value, int):
+    if isinstance(spec.default, int) and not isinstance(value, int):
         raise ConfigError(f"{where}: expected an integer, got {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{where}: expected a finite number, got {value!r}")
-    low, high = RANGES.get(section, {}).get(key, (None, None))  # a field without one: tests/schemas flag it
+    low, high = spec.metadata["bounds"]
     if (low is not None and value < low) or (high is not None and value > high):
         span = (f"from {low} to {high}" if high is not None else f"at least {low}") if low is not None \
             else f"at most {high}"
@@ -324,13 +356,14 @@ def check_number(section: str, key: str, value: Any, default: Any, where: str) -
     return value
 
 
-def _build(cls: type, data: dict[str, Any], section: str, where: str) -> Any:
+def _build(section: str, data: dict[str, Any], where: str) -> Any:
+    cls = SECTIONS[section]
     known = {f.name: f for f in fields(cls)}
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
         if key not in known:
             raise ConfigError(f"{where}: unknown key '{key}' (expected one of {sorted(known)})")
-        default = getattr(cls(), key)
+        default = known[key].default
         if isinstance(default, tuple):
             if not isinstance(value, list):
                 raise ConfigError(f"{where}.{key}: expected a list, got {value!r}")
@@ -339,25 +372,69 @@ def _build(cls: type, data: dict[str, Any], section: str, where: str) -> Any:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}.{key}: expected true/false, got {value!r}")
         elif isinstance(default, (int, float)):
-            value = check_number(section, key, value, default, f"{where}.{key}")
+            value = check_number(section, key, value, f"{where}.{key}")
         elif isinstance(default, str) and not isinstance(value, str):
             raise ConfigError(f"{where}.{key}: expected a string, got {value!r}")
         kwargs[key] = value
     return cls(**kwargs)
 
 
+# Keys that moved to another section: (old section, key) -> new section. A recipe, a saved run
+# recipe or a manifest that holds one at its old place is read as if it were at the new one.
+MOVED = {("filters", f.name): "privacy" for f in fields(PrivacyConfig)}
+
+
+def upgraded(data: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
+    """A recipe's tables with every moved key at its new place, and one note per key read from its
+    old place (load_recipe prints them); a key given at both places is an error."""
+    out = {name: dict(table) if isinstance(table, dict) else table for name, table in data.items()}
+    notes = []
+    for old, table in data.items():
+        for key in table if isinstance(table, dict) else ():
+            new = MOVED.get((old, key))
+            target = out.setdefault(new, {}) if new else None
+            if not isinstance(target, dict):
+                continue  # not moved; or recipe_from_dict names the table that is not one
+            if key in target:
+                raise ConfigError(f"{where}: {key} is given in [{old}] (its old place) and in [{new}]; keep the one "
+                                  f"in [{new}]")
+            target[key] = out[old].pop(key)
+            notes.append(f"{where}: [{old}] {key} belongs in [{new}] now; read as [{new}] {key}")
+    return out, notes
+
+
 def recipe_from_dict(data: dict[str, Any], where: str = "<config>") -> Recipe:
-    sections = {f.name: f for f in fields(Recipe) if f.name != "source_path"}
     parts: dict[str, Any] = {}
-    for name, value in data.items():
-        if name not in sections:
-            raise ConfigError(f"{where}: unknown section [{name}] (expected one of {sorted(sections)})")
+    for name, value in upgraded(data, where)[0].items():
+        if name not in SECTIONS:
+            raise ConfigError(f"{where}: unknown section [{name}] (expected one of {sorted(SECTIONS)})")
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: [{name}] must be a table")
-        parts[name] = _build(type(getattr(Recipe(), name)), value, name, f"{where} [{name}]")
+        parts[name] = _build(name, value, f"{where} [{name}]")
     recipe = Recipe(**parts, source_path=where)
     validate(recipe, where)
     return recipe
+
+
+def check_chain(chain: tuple[str, ...], where: str) -> None:
+    """Known filter names, each once, the disclosure prefilter among them (costly work runs only on
+    posts that can still become examples), the duplicate filters last and in their order (the
+    dedupe step decides them over all shards, after every other filter)."""
+    unknown = [name for name in chain if name not in FILTER_CHAIN]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], FILTER_CHAIN, n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ConfigError(f"{where}: unknown filter '{unknown[0]}' ({hint}known: {', '.join(FILTER_CHAIN)})")
+    if len(set(chain)) < len(chain):
+        twice = next(name for name in chain if chain.count(name) > 1)
+        raise ConfigError(f"{where}: '{twice}' is named twice")
+    if "disclosure" not in chain:
+        raise ConfigError(f"{where}: 'disclosure' (the prefilter) must be in the chain: without it every post "
+                          "reaches language ID, PII scrubbing and spaCy")
+    last = tuple(name for name in STATEFUL_FILTERS if name in chain)
+    if chain[len(chain) - len(last):] != last:
+        raise ConfigError(f"{where}: {' and '.join(STATEFUL_FILTERS)} come last, in that order (the dedupe step "
+                          "decides them over all shards, after every other filter)")
 
 
 def validate(recipe: Recipe, where: str) -> None:
@@ -378,6 +455,7 @@ def validate(recipe: Recipe, where: str) -> None:
                           "every post would be dropped (max_words = 0 means no upper bound)")
     if not 0.0 <= recipe.filters.near_duplicate_threshold <= 1.0:
         raise ConfigError(f"{where} [filters]: near_duplicate_threshold must be within 0..1")
+    check_chain(f.chain, f"{where} [filters].chain")
     e = recipe.extract
     if not 1 <= e.min_masks <= e.max_masks:
         raise ConfigError(f"{where} [extract]: need 1 <= min_masks <= max_masks")
@@ -401,6 +479,9 @@ def validate(recipe: Recipe, where: str) -> None:
         raise ConfigError(f"{where} [orchestrate]: prefect_api_url must be an http(s) URL, got {api!r}")
 
 
+_NOTED: set[str] = set()  # the notes printed in this process
+
+
 def load_recipe(path: str | Path | None) -> Recipe:
     """Load and validate a recipe; None gives the defaults."""
     if path is None:
@@ -413,7 +494,12 @@ def load_recipe(path: str | Path | None) -> Recipe:
         raise ConfigError(f"{p}: config file not found") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: invalid TOML: {exc}") from exc
-    return recipe_from_dict(data, str(p))
+    recipe = recipe_from_dict(data, str(p))
+    for note in upgraded(data, str(p))[1]:
+        if note not in _NOTED:  # once a process: a build loads its recipe more than once
+            _NOTED.add(note)
+            print(note, file=sys.stderr)
+    return recipe
 
 
 def override(recipe: Recipe, section: str, **values: Any) -> Recipe:

@@ -21,8 +21,9 @@ is cut back to the `bytes` of the last complete line, so rows written without th
 between, or halfway through a write) are dropped and read again from the same cursor; an item with its
 line is never read again (the cursor is past it, and its id is kept against a listing that shifted).
 A finished pull commits by replacing the log with a new snapshot (write, fsync, rename: atomic), then
-renames `.part` to `.jsonl`; a kill between the two is finished by the next pull. Rows are flushed to
-the OS after every item, which a process kill cannot lose; they are fsynced only at the commit.
+renames `.part` to `.jsonl` (common/files.py: `place`); a kill between the two is finished by the
+next pull. Rows are flushed to the OS after every item, which a process kill cannot lose; they are
+fsynced only at the commit.
 """
 from __future__ import annotations
 
@@ -37,20 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from common.files import place, write_atomic, write_json
 from schemas.config import SourcesConfig
 from sources.praw_source import (Mark, Progress, Query, Scraper, ScrapeError, make_reddit, queries, query_digest,
                                  query_record)
 
 CHECKPOINT_FORMAT = "express-praw-checkpoint/1"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".tmp-{path.name}")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 @dataclass
@@ -147,8 +140,8 @@ class Checkpoint:
 
     def _snapshot(self) -> None:
         marks = {k: {"created_utc": m.created_utc, "ids": sorted(m.ids)} for k, m in sorted(self.marks.items())}
-        _write_atomic(self.path, json.dumps({"format": CHECKPOINT_FORMAT, "pulls": self.pulls, "marks": marks},
-                                            ensure_ascii=False) + "\n")
+        write_atomic(self.path, (json.dumps({"format": CHECKPOINT_FORMAT, "pulls": self.pulls, "marks": marks},
+                                            ensure_ascii=False) + "\n").encode("utf-8"))
 
     def close(self) -> None:
         if self._log is not None:
@@ -207,7 +200,7 @@ def _committed_files(out: Path, digest: str, cp: Checkpoint) -> list[Path]:
     """Pull files 1..k, finishing a commit cut short before its rename; refuses a broken history."""
     files = [pull_file(out, digest, i) for i in range(1, cp.pulls + 1)]
     if files and not files[-1].is_file() and _part(files[-1]).is_file():
-        os.replace(_part(files[-1]), files[-1])
+        place(_part(files[-1]), files[-1])
     missing = [f.name for f in files if not f.is_file()]
     if missing:  # their items are behind the checkpoint and would never be read again
         raise ScrapeError(f"{out}: committed pull file(s) {missing} are gone; restore them, or delete "
@@ -246,13 +239,15 @@ def pull(cfg: SourcesConfig, terms: list[str], out_dir: str | Path, reddit: Any 
     with _locked(out / f"praw-{digest}.lock"):
         cp = Checkpoint.load(out / f"praw-{digest}.checkpoint.jsonl")
         try:
-            return _pull(cfg, terms, out, digest, params, cp, reddit, sleep, log)
+            return _pull(cfg, terms, out, cp, reddit, sleep, log)
         finally:
             cp.close()
 
 
-def _pull(cfg: SourcesConfig, terms: list[str], out: Path, digest: str, params: dict[str, Any], cp: Checkpoint,
-          reddit: Any | None, sleep: Callable[[float], None], log: Callable[[str], None]) -> PullResult:
+def _pull(cfg: SourcesConfig, terms: list[str], out: Path, cp: Checkpoint, reddit: Any | None,
+          sleep: Callable[[float], None], log: Callable[[str], None]) -> PullResult:
+    params = query_record(cfg, terms)
+    digest = query_digest(params)
     files = _committed_files(out, digest, cp)
     k = cp.pulls + 1
     path = pull_file(out, digest, k)
@@ -287,10 +282,10 @@ def _pull(cfg: SourcesConfig, terms: list[str], out: Path, digest: str, params: 
         new_path, rows, number = None, 0, None
     else:
         rows = _count_lines(part)
-        _write_atomic(path.with_suffix(".query.json"),
-                      json.dumps({**params, "pull": k, "new_items": new, "skipped_seen": seen}, indent=1) + "\n")
+        write_json(path.with_suffix(".query.json"), {**params, "pull": k, "new_items": new, "skipped_seen": seen},
+                   indent=1)
         cp.commit(k)
-        os.replace(part, path)
+        place(part, path)
         files, new_path, number = files + [path], path, k
     log(f"[scrape] pull {k}: {new:,} new items ({rows:,} rows) -> "
         f"{new_path.name if new_path else 'no new file'}; {seen:,} skipped as already seen")

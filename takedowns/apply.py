@@ -4,7 +4,7 @@ In order, each step safe to interrupt and to run again (a rerun finishes what a 
 1. resolve: the taken-down authors' posts and fingerprints of every taken-down text enter the
    ledger (takedowns/resolve.py), before any text is removed;
 2. build work: each run's shards, re-derived labels and assembled tables, and its quarantine, as
-   if the posts had been dropped at read (pipeline/takedown_shards.py); a run a build holds is left;
+   if the posts had been dropped at read (takedowns/shards.py); a run a build holds is left;
 3. the rest that is not a release: review items and ledger, evaluation runs, cached answers, the
    inputs the warehouse stores, refused gate results (takedowns/scrub.py, takedowns/evaluations.py);
 4. publish: a dataset whose latest release holds a taken-down post gets the next version without
@@ -19,19 +19,17 @@ Purged releases are read by their manifest and sidecar alone: their files are go
 """
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-from common.files import finish_commits, write_atomic
+from common.batches import now
+from common.files import finish_commits, remove_temps, write_json
 from common.locking import LockTimeout, file_lock
-from common.takedown_matcher import TakedownMatcher
-from pipeline.takedown_release import rows_taken_down
-from pipeline.takedown_shards import scrub_folder, scrub_run_tables
+from common.matching.takedowns import TakedownMatcher
+from takedowns.release import rows_taken_down
+from takedowns.shards import scrub_folder, scrub_run_tables
 from takedowns.docs import rewrite_docs
 from takedowns.evaluations import scrub_evaluation
 from takedowns.outside import outside_hits
@@ -39,11 +37,10 @@ from takedowns.resolve import resolve
 from takedowns.scrub import scrub_tree
 from warehouse.layout import ReleasePaths, RunPaths, Warehouse
 from warehouse.releases.release import Release
-from warehouse.ledgers.takedowns import TakedownSet, now
+from warehouse.ledgers.takedowns import TakedownSet
 from warehouse.ledgers.withdrawn import purge, withdraw, withdrawal
 
 Publisher = Callable[[Release, TakedownSet], str]  # the parent release -> the new release's id
-LEFTOVERS = (".tmp-*", ".takedown-*")  # what a killed step or scrub left unrenamed: it may hold text
 
 
 @dataclass
@@ -95,24 +92,15 @@ def _apply(wh: Warehouse, publish: Publisher, purge_releases: bool) -> Applied:
         out.files |= scrub_tree(area, matcher)
     for release_id, record in sorted(out.withdrawn.items()):
         if purge_releases and not record.get("purged"):
-            purge(wh, wh.find_release(release_id))
+            with file_lock(wh.lock_path(release_id.split("/")[0])):  # its sidecar is in the dataset's folder
+                purge(wh, wh.find_release(release_id))
             out.purged.append(release_id)
         elif not record.get("purged"):
             out.kept.append(release_id)
     _remove_unpublished(wh)
     out.outside = {str(p): where for p, where in outside_hits(wh, matcher)}
-    write_atomic(wh.takedowns.applied, (json.dumps({**taken.state(), "digest": taken.digest, "time": now()},
-                                                   indent=2) + "\n").encode())
+    write_json(wh.takedowns.applied, {**taken.state(), "digest": taken.digest, "time": now()})
     return out
-
-
-def _remove_leftovers(folder: Path) -> None:
-    for pattern in LEFTOVERS:
-        for p in sorted(folder.rglob(pattern), reverse=True):
-            if p.is_dir():
-                shutil.rmtree(p)
-            else:
-                p.unlink(missing_ok=True)
 
 
 def _build_work(wh: Warehouse, matcher: TakedownMatcher, out: Applied) -> None:
@@ -121,7 +109,7 @@ def _build_work(wh: Warehouse, matcher: TakedownMatcher, out: Applied) -> None:
         run = RunPaths(run_dir)
         try:
             with file_lock(run.lock, timeout=0, holder=f"a build of run {run_dir.name}"):
-                _remove_leftovers(run_dir)
+                remove_temps(run_dir, deep=True)  # what a killed step or scrub left unrenamed: it may hold text
                 for folder in sorted(p for pat in ("shards/*", "relabel/*") for p in run_dir.glob(pat) if p.is_dir()):
                     out.build_folders += scrub_folder(folder, matcher)[0]
                 out.build_folders += scrub_run_tables(run, wh.quarantine_dir(run_dir.name), matcher)
@@ -158,29 +146,33 @@ def _withdraw(wh: Warehouse, taken: TakedownSet, out: Applied) -> None:
     latest release as its successor and counts what the whole ledger took from it (a purged
     release's files are gone: its counts stay as they were)."""
     for dataset in _datasets(wh):
-        versions = wh.versions(dataset)
-        latest = f"{dataset}/{versions[-1]}"
-        for version in versions:
-            path, release_id = wh.release_dir(dataset, version), f"{dataset}/{version}"
-            record = withdrawal(path)
-            if record is not None and record.get("purged"):
-                if record.get("successor") != latest:
-                    withdraw(path, record := {**record, "successor": latest, "time": now()})
-                out.withdrawn[release_id] = record
-                continue
-            rows = rows_taken_down(Release.at(path), taken) if ReleasePaths(path).data.is_dir() else {}
-            if (rows or record is not None) and release_id != latest:
-                counted = {"rows": sum(map(len, rows.values())), "posts": len({p for ids in rows.values() for p in ids})}
-                fresh = {"successor": latest, **counted, "ledger_version": taken.version}
-                if record is None or any(record.get(k) != v for k, v in fresh.items()):
-                    withdraw(path, {**(record or {}), **fresh, "time": now()})
-            if (record := withdrawal(path)) is not None:
-                out.withdrawn[release_id] = record
+        with file_lock(wh.lock_path(dataset)):  # the sidecars are written in the dataset's folder
+            _withdraw_dataset(wh, dataset, taken, out)
+
+
+def _withdraw_dataset(wh: Warehouse, dataset: str, taken: TakedownSet, out: Applied) -> None:
+    versions = wh.versions(dataset)
+    latest = f"{dataset}/{versions[-1]}"
+    for version in versions:
+        path, release_id = wh.release_dir(dataset, version), f"{dataset}/{version}"
+        record = withdrawal(path)
+        if record is not None and record.get("purged"):
+            if record.get("successor") != latest:
+                withdraw(path, record := {**record, "successor": latest, "time": now()})
+            out.withdrawn[release_id] = record
+            continue
+        rows = rows_taken_down(Release.at(path), taken) if ReleasePaths(path).data.is_dir() else {}
+        if (rows or record is not None) and release_id != latest:
+            counted = {"rows": sum(map(len, rows.values())), "posts": len({p for ids in rows.values() for p in ids})}
+            fresh = {"successor": latest, **counted, "ledger_version": taken.version}
+            if record is None or any(record.get(k) != v for k, v in fresh.items()):
+                withdraw(path, {**(record or {}), **fresh, "time": now()})
+        if (record := withdrawal(path)) is not None:
+            out.withdrawn[release_id] = record
 
 
 def _remove_unpublished(wh: Warehouse) -> None:
-    """Release folders a killed publisher left unrenamed (under the dataset's publish lock)."""
+    """What a killed publisher (a release folder) or withdrawal left unrenamed, under the dataset's lock."""
     for dataset in _datasets(wh):
         with file_lock(wh.lock_path(dataset)):
-            for tmp in wh.dataset_dir(dataset).glob(".tmp-*"):
-                shutil.rmtree(tmp, ignore_errors=True)
+            remove_temps(wh.dataset_dir(dataset))

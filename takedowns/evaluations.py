@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from common.files import commit_together, finish_commits, staged
+from common.files import commit_together, finish_commits, staged, write_json
 from evaluation.outputs.report import write_report
-from evaluation.run_numbers import Removal, derive_numbers, read_json, read_rows, record_removal, write_json
+from evaluation.run_numbers import Removal, derive_numbers, read_json, read_rows, record_removal
 from takedowns.scrub import REDACTED
 from warehouse.layout import EvaluationPaths
 
-STAGE = "takedown"  # staged files are `.takedown-<name>`, which apply also clears as leftovers
+STAGE = "takedown"  # the tag of the staged files' temp names (common/files.py: staged)
 
 
 class RowFinder(Protocol):

@@ -1,7 +1,7 @@
 """Where a taken-down post is in a file, whatever kind of file it is: Parquet (every string column),
 JSON, JSON lines (a dump, a pull, predictions), text (Markdown, HTML with its entities read, CSV,
 SVG, a file of no known kind that reads as text), each also compressed (`.gz`, `.bz2`, `.xz`,
-`.zst`). What counts as a hit is the ledger's one matcher's (common/takedown_matcher.py).
+`.zst`). What counts as a hit is the ledger's one matcher's (common/matching/takedowns.py).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import zstandard
 
-from common.takedown_matcher import TakedownMatcher, load_json
+from common.matching.takedowns import TakedownMatcher, load_json
 from sources.dumps import DumpError, iter_lines
 
 TEXT_SUFFIXES = (".md", ".html", ".htm", ".txt", ".csv", ".tsv", ".svg", ".xml")

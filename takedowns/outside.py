@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from common.takedown_matcher import TakedownMatcher
+from common.matching.takedowns import TakedownMatcher
 from takedowns.files import file_hits
 from warehouse.ledgers.exports import recorded_exports
 from warehouse.layout import Warehouse

@@ -12,11 +12,11 @@ from pathlib import Path
 import orjson
 import pyarrow.parquet as pq
 
-from common.fingerprints import fingerprint
-from common.reddit_ids import post_key
-from common.takedown_matcher import TakedownMatcher
-from pipeline.shards import SHARD_FILE
-from pipeline.takedown_shards import author_posts, stored_posts
+from common.matching.fingerprints import fingerprint
+from common.matching.reddit_ids import post_key
+from common.matching.takedowns import TakedownMatcher
+from pipeline.shards import ShardPaths
+from takedowns.shards import author_posts, stored_posts
 from sources.dumps import iter_lines
 from warehouse.layout import Warehouse
 from warehouse.ledgers.takedowns import Takedown, TakedownLedger, TakedownSet
@@ -56,8 +56,8 @@ def reposts(wh: Warehouse, matcher: TakedownMatcher) -> set[str]:
     a post it embeds), a stored post or a published segment."""
     found: set[str] = set()
     for folder in shard_folders(wh):
-        if (folder / SHARD_FILE).exists():
-            found |= {pid for _, line in iter_lines(folder / SHARD_FILE) if (pid := _line_id(line, matcher))}
+        if (lines := ShardPaths(folder).lines).exists():
+            found |= {pid for _, line in iter_lines(lines) if (pid := _line_id(line, matcher))}
         for post in stored_posts(folder):
             if matcher.post_hit("", "", post.title, post.selftext, post.text):
                 found.add(post_key(post.id))

@@ -1,5 +1,5 @@
 """Taking taken-down posts out of the warehouse's files that are neither releases nor build work
-(those are warehouse/ledgers/withdrawn.py's and pipeline/takedown_shards.py's): a row or line holding one
+(those are warehouse/ledgers/withdrawn.py's and takedowns/shards.py's): a row or line holding one
 leaves its file, a JSON value holding one leaves its document, a page or answer holding one is
 deleted; each file is rewritten whole (temp file, rename), compressed as it was, or left as it is."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from common.files import write_atomic
-from common.takedown_matcher import REFERENCES, TakedownMatcher
+from common.matching.takedowns import REFERENCES, TakedownMatcher
 from takedowns.files import COMPRESSORS, compression, file_hits, file_kind, json_lines, line_hit, raw_bytes
 
 REDACTED = "[taken down]"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from common.reddit_ids import post_key
+from common.matching.reddit_ids import post_key
 from filters.reddit import DeletedFilter
 from pipeline.results import AssembleResult
 from pipeline.steps import read_marker

@@ -1,7 +1,7 @@
 """`express takedown verify`: is any taken-down post left in the warehouse? Every file is read
 (releases not withdrawn, build work, quarantine, review, evaluations, cache, inputs, reports, cards,
 compressed or not) for a taken-down post's id as a whole value, its author in a record, or its
-text, whole or a field of it (takedowns/files.py, common/takedown_matcher.py). The ledger and its
+text, whole or a field of it (takedowns/files.py, common/matching/takedowns.py). The ledger and its
 key, the catalog (views only), the record of copies and withdrawn releases (kept on purpose until
 purged) are not. With `outside`, the copies the project wrote elsewhere are read too."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.fingerprints import fingerprint
-from common.takedown_matcher import TakedownMatcher
+from common.matching.fingerprints import fingerprint
+from common.matching.takedowns import TakedownMatcher
 from takedowns.files import file_hits
 from takedowns.outside import outside_hits
 from takedowns.resolve import texts_of

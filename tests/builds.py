@@ -8,14 +8,14 @@ from typing import Any
 def build(inputs: list[str], warehouse: str, config: str | None = None, shard_lines: int | None = None,
           **plan: Any) -> dict[str, Any]:
     from flows.build import build_flow
-    from pipeline.plan import plan_build
+    from pipeline.plan import BuildRequest, plan_build
 
-    return build_flow(plan_build(warehouse, inputs, config, shard_lines, **plan)).to_dict()
+    return build_flow(plan_build(BuildRequest(warehouse, inputs, config, shard_lines, **plan))).to_dict()
 
 
 def rebuild(inputs: list[str], warehouse: str, config: str | None = None, shard_lines: int | None = None,
             **plan: Any) -> dict[str, Any]:
     from flows.rebuild import rebuild_flow
-    from pipeline.plan import plan_build
+    from pipeline.plan import BuildRequest, plan_build
 
-    return rebuild_flow(plan_build(warehouse, inputs, config, shard_lines, **plan)).to_dict()
+    return rebuild_flow(plan_build(BuildRequest(warehouse, inputs, config, shard_lines, **plan))).to_dict()

@@ -129,3 +129,14 @@ def test_no_import_circle_in_the_library():
 
 def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_folder_holds_more_than_fifteen_modules_at_one_level():
+    """A room that grows past ~15 modules gets rooms of its own (architecture.md)."""
+    crowded = {}
+    for folder in OURS:
+        for d in [ROOT / folder, *sorted(p for p in (ROOT / folder).rglob("*") if p.is_dir())]:
+            modules = [p for p in d.glob("*.py") if p.name != "__init__.py"]
+            if len(modules) > 15:
+                crowded[str(d.relative_to(ROOT))] = len(modules)
+    assert not crowded, crowded

@@ -73,6 +73,10 @@ class Warehouse:
     def quarantine_dir(self, run_id: str) -> Path:
         return self.root / "quarantine" / run_id
 
+    def quarantine(self, run_id: str, step: str) -> Path:
+        """A run's quarantine of one stage (ingest, extract): every record it dropped, with why."""
+        return quarantine_file(self.quarantine_dir(run_id), step)
+
     def inputs_dir(self, kind: str) -> Path:
         """Inputs the project itself writes: `demo` (the demo corpus), `praw` (live pulls)."""
         return self.root / "inputs" / kind
@@ -109,6 +113,9 @@ class Warehouse:
     def reviews_dir(self, dataset: str) -> Path:
         """A dataset's hand-review folder: its ledger and item registry (review/)."""
         return self.reviews / dataset
+
+    def review(self, dataset: str) -> "ReviewPaths":
+        return ReviewPaths(self.reviews_dir(dataset))
 
     def report_path(self, dataset: str, version: str) -> Path:
         return self.root / "reports" / dataset / version / "report.html"
@@ -178,6 +185,11 @@ class Warehouse:
             names = ", ".join(f"{p.parent.name}/{p.name}" for p in found)
             raise ValueError(f"release '{version}' is ambiguous in {self.root}: {names}; use DATASET/VERSION")
         return found[0]
+
+
+def quarantine_file(folder: Path, step: str) -> Path:
+    """The quarantine file of a stage in a run's quarantine folder."""
+    return folder / f"{step}.parquet"
 
 
 @dataclass(frozen=True)
@@ -288,13 +300,91 @@ class ReleasePaths:
         return self.root / "gate"
 
     @property
+    def gate_files(self) -> "GatePaths":
+        return GatePaths(self.gate)
+
+    @property
     def data_docs(self) -> Path:
-        return self.gate / "data_docs" / "index.html"
+        return self.gate_files.data_docs
 
     @property
     def withdrawn(self) -> Path:
         """The sidecar that marks the release withdrawn (next to it: the release stays immutable)."""
         return self.root.parent / f"{self.root.name}.withdrawn.json"
+
+
+@dataclass(frozen=True)
+class CardPaths:
+    """A dataset card folder (`express card --out DIR`, or `<warehouse>/cards/<dataset>/<version>`), as
+    the Hugging Face Hub reads one: the card, the data files, Croissant, the data-quality report."""
+
+    root: Path
+
+    @property
+    def readme(self) -> Path:
+        return self.root / "README.md"  # the dataset card
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def croissant(self) -> Path:
+        return self.root / "croissant.json"
+
+    @property
+    def report(self) -> Path:
+        return self.root / "report.html"  # self-contained, so it travels with the folder; the card links it
+
+
+@dataclass(frozen=True)
+class GatePaths:
+    """A gate's results folder (a release's `gate/`, or a refused release's under `rejected/`)."""
+
+    root: Path
+
+    @property
+    def results(self) -> Path:
+        return self.root / "results.json"  # the summary and Great Expectations' results
+
+    @property
+    def summary(self) -> Path:
+        return self.root / "summary.json"
+
+    @property
+    def data_docs_dir(self) -> Path:
+        return self.root / "data_docs"
+
+    @property
+    def data_docs(self) -> Path:
+        return self.data_docs_dir / "index.html"
+
+    @property
+    def spill(self) -> Path:
+        return self.root / "duckdb-spill"  # DuckDB's temporary files while it validates, removed after
+
+
+@dataclass(frozen=True)
+class ReviewPaths:
+    """<warehouse>/reviews/<dataset>/: the hand-review ledger of a dataset and its item registry."""
+
+    root: Path
+
+    @property
+    def ledger(self) -> Path:
+        return self.root / "ledger"  # one batch file per import: 000001.jsonl, ...
+
+    @property
+    def ledger_lock(self) -> Path:
+        return self.root / ".ledger.lock"
+
+    @property
+    def items(self) -> Path:
+        return self.root / "items.jsonl"  # every item exported for review, by id
+
+    @property
+    def items_lock(self) -> Path:
+        return self.root / ".items.lock"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from common.parquet import iter_tuples
 from evaluation.live.memorization import halves, load_probe_settings, longest_common_run, min_k_prob, ngram_overlap, words
 from evaluation.predictors.base import PredictorOptions
 from evaluation.live.probe_models import LogprobsUnavailable, probe_model
-from evaluation.progress import Progress
+from common.progress import Progress
 from evaluation.run_numbers import PROBE_FACTS, derive_numbers, kept_facts
 from warehouse.layout import EvaluationPaths, Warehouse
 from warehouse.releases.release import Release
@@ -91,7 +91,7 @@ def probe_run(warehouse: Warehouse, run_dir: str | Path) -> dict[str, Any]:
     preds = [json.loads(line) for line in paths.predictions.read_text().splitlines() if line.strip()]
     release = Release.find(warehouse, config["release"])
     texts = _texts(release, config["split"], {(p["post_id"], int(p["segment_index"])) for p in preds})
-    progress = Progress(len(preds), label="probe")
+    progress = Progress("probe", len(preds))
     rows = []
     for p in preds:
         text = texts[(p["post_id"], int(p["segment_index"]))]

@@ -1,17 +1,18 @@
 """On-disk cache of model responses, keyed by model, messages and sampling parameters.
 
-One JSON file per response, written to a temporary name and renamed, so an interrupted run
-leaves only complete entries and a rerun pays only for what is missing. Keys never include
-the API key or the server URL: the same model and prompt give the same answer wherever served.
+One JSON file per response, written whole (common/files.py), so an interrupted run leaves only
+complete entries and a rerun pays only for what is missing. Entries are not fsynced: one lost to a
+power cut is asked again, as a damaged one is. Keys never include the API key or the server URL:
+the same model and prompt give the same answer wherever served.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import uuid
 from pathlib import Path
 from typing import Any
+
+from common.files import is_temp, write_atomic
 
 
 def cache_key(model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
@@ -36,11 +37,7 @@ class ResponseCache:
             return None  # a damaged entry is simply asked again and overwritten
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        tmp.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(self._path(key), json.dumps(entry, ensure_ascii=False).encode("utf-8"), fsync=False)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self.root.glob("*/*.json")) if self.root.exists() else 0
+        return sum(not is_temp(p) for p in self.root.glob("*/*.json")) if self.root.exists() else 0

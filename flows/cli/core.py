@@ -59,7 +59,7 @@ def demo_months(posts: int) -> tuple[Any, Any]:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The whole pipeline on the offline demo corpus: build, rebuild with a second month, evaluate
     baselines, report, card."""
-    from pipeline.plan import plan_build
+    from pipeline.plan import BuildRequest, plan_build
     from sources.demo import write_demo_dump
     from warehouse.layout import Warehouse
 
@@ -69,13 +69,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         first, second = demo_months(args.posts)
         dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
         print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
-        plan = plan_build(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0)
+        plan = plan_build(BuildRequest(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0))
         return _demo(wh, plan, dumps, wait_for_api)
 
 
 def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]) -> int:  # Warehouse, BuildPlan
     from evaluation.outputs.runs import format_table, leaderboard
-    from pipeline.plan import plan_build
+    from pipeline.plan import BuildRequest, plan_build
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
     from flows.rebuild import rebuild_flow
@@ -85,7 +85,7 @@ def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]
 
     wait_for_api()
     build_flow(plan)
-    rebuilt = rebuild_flow(plan_build(wh.root, dumps, str(DEMO_CONFIG), workers=0))
+    rebuilt = rebuild_flow(plan_build(BuildRequest(wh.root, dumps, str(DEMO_CONFIG), workers=0)))
     release_id = rebuilt.release.release_id if rebuilt.release else str(rebuilt.parent)  # up to date: the latest
     rel = Release.find(wh, release_id)
     manifest = rel.manifest()
@@ -120,11 +120,12 @@ def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]
 def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = False):  # -> BuildPlan
     """The build the command line asks for, checked before any flow starts (pipeline/plan.py); the
     recipe's Prefect API, if it names one, is the command's."""
-    from pipeline.plan import plan_build
+    from pipeline.plan import BuildRequest, plan_build
 
-    plan = plan_build(args.warehouse, args.input or [], args.config, args.shard_lines, getattr(args, "run_id", None),
-                      getattr(args, "resume", None), args.workers, args.dask_address,
-                      getattr(args, "praw_query", None) or (), scrape=scrape, watch=watch)
+    plan = plan_build(BuildRequest(args.warehouse, args.input or [], args.config, args.shard_lines,
+                                   getattr(args, "run_id", None), getattr(args, "resume", None), args.workers,
+                                   args.dask_address, getattr(args, "praw_query", None) or (), scrape=scrape,
+                                   watch=watch))
     prefect_api.from_recipe(plan.recipe.orchestrate.prefect_api_url)
     return plan
 
@@ -190,12 +191,12 @@ def _record_outside(warehouse: str | None, path: str, command: str) -> None:
 
 @reported("express-scrub")
 def cmd_scrub(args: argparse.Namespace) -> int:
-    """The release's PII scrubber (the recipe's [filters] switches) over a JSONL of {id, text}."""
+    """The release's PII scrubber (the recipe's [privacy] switches) over a JSONL of {id, text}."""
     from privacy.scrub_file import scrub_jsonl
     from privacy.scrubber import Scrubber
     from schemas.config import load_recipe
 
-    scrubber = Scrubber.from_config(load_recipe(args.config).filters)
+    scrubber = Scrubber.from_config(load_recipe(args.config).privacy)
     n = scrub_jsonl(args.input, args.output, scrubber)
     _record_outside(args.warehouse, args.output, "scrub")
     print(f"wrote {n} lines to {args.output} (kinds: {', '.join(scrubber.kinds) or 'none'})", file=sys.stderr)
@@ -228,7 +229,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("scrub", help="replace personal data in a JSONL file of {id, text} as a release does")
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
-    p.add_argument("--config", help="recipe TOML whose [filters] scrub_* switches pick the kinds (default: all on)")
+    p.add_argument("--config", help="recipe TOML whose [privacy] scrub_* switches pick the kinds (default: all on)")
     p.add_argument("--warehouse", help="the warehouse that records the output as a copy its takedowns must name "
                                        "(default: $EXPRESS_WAREHOUSE or ./data, when it exists)")
     p.set_defaults(func=cmd_scrub)

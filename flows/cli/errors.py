@@ -60,11 +60,12 @@ def explain(exc: BaseException, command: str = "") -> str:
 
 def recipe_number(section: str, key: str) -> Callable[[str], int | float]:
     """An argparse type for a flag that overrides the recipe's [section] key: its value is checked
-    as the recipe's would be (a whole number where the recipe holds one, within its range)."""
-    from schemas.config import Recipe, check_number
+    as the recipe's would be, from the key's one declaration (a whole number where the recipe holds
+    one, within its bounds)."""
+    from schemas.config import check_number, declared
 
-    default = getattr(getattr(Recipe(), section), key)
-    return _parsed(lambda value: check_number(section, key, value, default, ""), isinstance(default, int))
+    whole = isinstance(declared(section, key).default, int)
+    return _parsed(lambda value: check_number(section, key, value, ""), whole)
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:

@@ -6,7 +6,7 @@ import pytest
 from evaluation.scoring.parsing import parse_answer
 from evaluation.predictors.base import Item, PredictorOptions, TrainItem
 from evaluation.predictors.registry import get_predictor
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from warehouse.layout import Warehouse
 
@@ -40,15 +40,15 @@ def test_context_lexicon_uses_the_nearest_emotion_word_elsewhere_then_the_prior(
 
 
 def test_all_zero_baseline_has_accv_from_zero_vector_golds_only_and_f1v_zero(tiny_release):
-    run = evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], "test", "all-zero")
+    run = evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], EvalRequest("all-zero"))
     assert run.metrics["F1V"] == 0.0 and run.metrics["AccL"] == 0.0 and run.metrics["VRate"] == 1.0
     assert run.metrics["AccV"] == 0.0  # every tiny label is an emotion word with a non-zero vector
 
 
 def test_tfidf_classifier_learns_from_train_and_beats_the_prior_on_tiny(tiny_release):
     wh = Warehouse.at(tiny_release["warehouse"])
-    prior = evaluate_release(wh, tiny_release["release"], "test", "most-frequent")
-    clf = evaluate_release(wh, tiny_release["release"], "test", "tfidf-logreg")
+    prior = evaluate_release(wh, tiny_release["release"], EvalRequest("most-frequent"))
+    clf = evaluate_release(wh, tiny_release["release"], EvalRequest("tfidf-logreg"))
     assert clf.metrics["AccL"] > prior.metrics["AccL"] + 0.2
     config = json.loads((clf.path / "config.json").read_text())
     assert config["setting"] == "-" and config["predictor_details"]["trained_masks"] > 0

@@ -12,7 +12,7 @@ from common.stopping import Terminated
 from evaluation.predictors.chat import ChatConfigError
 from evaluation.predictors.base import PredictorOptions
 from evaluation.predictors.registry import PredictorError
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
@@ -55,15 +55,15 @@ def test_chat_run_survives_429_timeout_and_malformed_answers_then_reruns_from_ca
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer(misbehaving) as server:
         server.faults.extend(["429", 6.0])  # a rate limit, then a stall longer than the 2 s timeout
-        first = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "zero-shot",
-                                 model="fake-model", options=options(server, tmp_path / "cache", timeout=2.0))
+        first = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", options=options(server, tmp_path / "cache", model="fake-model", timeout=2.0)))
         sent = len(server.requests)
         assert sent == len(rows) + 2  # every example once, plus the two retried requests
         assert all(h == f"Bearer {SECRET}" for h in server.auth_headers)
         assert all(b["temperature"] == 0 and b["model"] == "fake-model" for b in server.requests)
 
-        second = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "zero-shot",
-                                  model="fake-model", options=options(server, tmp_path / "cache"))
+        second = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", options=options(server, tmp_path / "cache", model="fake-model")))
         assert len(server.requests) == sent  # the cache answered everything
     assert first.metrics == second.metrics
     assert first.metrics["VRate"] == pytest.approx((len(rows) - malformed) / len(rows))
@@ -83,11 +83,11 @@ def test_interrupted_run_pays_only_for_the_missing_answers(tiny_release, tmp_pat
     n = len(split_rows(tiny_release))
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer() as server:
-        evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5,
-                         model="m-interrupt", options=options(server, tmp_path / "c"))
+        evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", limit=5, options=options(server, tmp_path / "c", model="m-interrupt")))
         assert len(server.requests) == 5
-        full = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible",
-                                model="m-interrupt", options=options(server, tmp_path / "c"))
+        full = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", options=options(server, tmp_path / "c", model="m-interrupt")))
         assert len(server.requests) == n
     assert full.metrics["rows"] == n and full.metrics["VRate"] == 1.0
 
@@ -96,14 +96,15 @@ def test_exhausted_retries_are_recorded_as_invalid_and_not_cached(tiny_release, 
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer() as server:
         server.faults.extend(["500", "500"])
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=2,
-                               model="m-500", options=options(server, tmp_path / "c", max_retries=1, concurrency=1))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", limit=2, options=options(server, tmp_path / "c", model="m-500", max_retries=1,
+                                                          concurrency=1)))
         first, second = read_run_predictions(run.path)
         assert first["output"] is None and first["parsed"] is None and "500" in first["error"]
         assert second["output"] is not None and "error" not in second
         assert run.metrics["VRate"] == 0.5
-        again = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=2,
-                                 model="m-500", options=options(server, tmp_path / "c", max_retries=1))
+        again = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", limit=2, options=options(server, tmp_path / "c", model="m-500", max_retries=1)))
         assert len(server.requests) == 4 and again.metrics["VRate"] == 1.0
 
 
@@ -117,8 +118,8 @@ def test_a_refused_key_or_model_stops_the_run_at_once_and_marks_it_failed(tiny_r
     with FakeOpenAIServer() as server:
         server.faults.append(status)
         with pytest.raises(ChatConfigError, match=f"answered {status} for model '{model}'"):
-            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=10,
-                             model=model, options=options(server, tmp_path / "c", concurrency=1))
+            evaluate_release(wh, tiny_release["release"], EvalRequest(
+                "openai-compatible", limit=10, options=options(server, tmp_path / "c", model=model, concurrency=1)))
         assert len(server.requests) <= 2
     failed = [json.loads(p.read_text()) for p in (wh.root / "evaluations").glob("*/config.json")]
     assert any(c["status"] == "failed" and c["model"] == model for c in failed)
@@ -131,8 +132,8 @@ def test_a_refused_key_or_model_stops_the_run_at_once_and_marks_it_failed(tiny_r
 def test_few_shot_prompts_show_four_train_examples_with_the_same_mask_count(tiny_release, tmp_path, setting):
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer() as server:
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", setting,
-                               model="m-few", options=options(server, tmp_path / "c"))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", options=options(server, tmp_path / "c", setting=setting, model="m-few")))
         bodies = server.requests
     rows = split_rows(tiny_release)
     test_posts = {r["post_id"] for r in rows}
@@ -161,8 +162,8 @@ def test_chain_of_thought_answer_after_reasoning_is_parsed(tiny_release, tmp_pat
 
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer(thinker) as server:
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", "chain-of-thought",
-                               model="m-cot", options=options(server, tmp_path / "c"))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", options=options(server, tmp_path / "c", setting="chain-of-thought", model="m-cot")))
         assert server.requests[0]["max_tokens"] == PROMPTS["settings"]["chain-of-thought"]["max_tokens"] > 0
     assert run.metrics["VRate"] == 1.0 and run.metrics["AccL"] > 0
 
@@ -170,12 +171,12 @@ def test_chain_of_thought_answer_after_reasoning_is_parsed(tiny_release, tmp_pat
 def test_a_damaged_cache_entry_is_asked_again_and_repaired(tiny_release, tmp_path):
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer() as server:
-        evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
-                         model="m-damaged", options=options(server, tmp_path / "c"))
+        evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", limit=1, options=options(server, tmp_path / "c", model="m-damaged")))
         [entry] = list((tmp_path / "c").rglob("*.json"))
         entry.write_text('{"content": "trunc')  # as if the disk filled up mid-write
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=1,
-                               model="m-damaged", options=options(server, tmp_path / "c"))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", limit=1, options=options(server, tmp_path / "c", model="m-damaged")))
         assert len(server.requests) == 2 and run.metrics["VRate"] == 1.0
     assert json.loads(entry.read_text())["content"].startswith("[")
 
@@ -188,9 +189,8 @@ def test_only_an_answer_a_retry_may_cure_is_retried(tiny_release, tmp_path, stat
     with FakeOpenAIServer() as server:
         server.fail_every_chat = status
         with pytest.raises(PredictorError, match=f"the first: {status} after {attempts} attempts"):
-            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=2,
-                             model=f"m-every-{status}", options=options(server, tmp_path / "c", max_retries=2,
-                                                                         backoff=0.0, concurrency=1))
+            evaluate_release(wh, tiny_release["release"], EvalRequest("openai-compatible", limit=2, options=options(
+                server, tmp_path / "c", model=f"m-every-{status}", max_retries=2, backoff=0.0, concurrency=1)))
         assert len(server.requests) == 2 * attempts
 
 
@@ -213,12 +213,12 @@ def test_a_stop_during_evaluate_sends_no_retry_marks_the_run_interrupted_and_kee
             server.faults.extend([None, None, "503"])  # rows 1 and 2 answered, row 3 overloaded: a retry waits
             server.on_request = lambda n: n == 3 and os.kill(os.getpid(), signum)
             with pytest.raises(stop):
-                evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5, model=model,
-                                 options=options(server, tmp_path / "c", max_retries=1, backoff=3.0, concurrency=1))
+                evaluate_release(wh, tiny_release["release"], EvalRequest("openai-compatible", limit=5, options=options(
+                    server, tmp_path / "c", model=model, max_retries=1, backoff=3.0, concurrency=1)))
             sent = len(server.requests)
             server.on_request = None
-            rerun = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5, model=model,
-                                     options=options(server, tmp_path / "c", concurrency=1))
+            rerun = evaluate_release(wh, tiny_release["release"], EvalRequest(
+                "openai-compatible", limit=5, options=options(server, tmp_path / "c", model=model, concurrency=1)))
             asked_again = len(server.requests) - sent
     finally:
         signal.signal(signum, before)
@@ -235,5 +235,5 @@ def test_an_unknown_model_is_refused_naming_the_models_the_server_offers(tiny_re
         server.faults.append("404")
         with pytest.raises(ChatConfigError, match=f"answered 404 for model 'm-typo'; it offers 'fake' "
                                                   f"\\(GET {server.base_url}/models\\)"):
-            evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=2, model="m-typo",
-                             options=options(server, tmp_path / "c", concurrency=1))
+            evaluate_release(wh, tiny_release["release"], EvalRequest(
+                "openai-compatible", limit=2, options=options(server, tmp_path / "c", model="m-typo", concurrency=1)))

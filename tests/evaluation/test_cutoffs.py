@@ -8,7 +8,7 @@ import pytest
 
 from evaluation.live.cutoffs import CUTOFFS_FILE, load_cutoffs, resolve_cutoff
 from evaluation.outputs.report import write_report
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from evaluation.scoring.score_file import score_file
 from evaluation.live.window import iso
@@ -78,9 +78,8 @@ def test_the_cutoffs_file_docs_live_md_shows_loads_as_it_is(tmp_path):
 
 
 def split_run(tiny_release, cutoff: int, min_rows: int):
-    return evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], "test",
-                            "context-lexicon", bootstrap=200,
-                            live=LiveFields(cutoff=iso(cutoff), cutoff_min_rows=min_rows))
+    return evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], EvalRequest(
+        "context-lexicon", bootstrap=200, live=LiveFields(cutoff=iso(cutoff), cutoff_min_rows=min_rows)))
 
 
 def side_scores(run, tmp_path: Path, keep) -> dict:
@@ -126,8 +125,8 @@ def test_a_side_without_rows_or_with_too_few_gives_a_sentence_instead_of_a_numbe
 
 
 def test_a_run_without_a_cutoff_says_where_to_give_one(tiny_release):
-    run = evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], "test", "most-frequent",
-                           bootstrap=0)
+    run = evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"],
+                           EvalRequest("most-frequent", bootstrap=0))
     config = json.loads((run.path / "config.json").read_text())
     assert config["cutoff"]["cutoff"] is None and "cutoff" not in json.loads((run.path / "analysis.json").read_text())
     assert "No cutoff: the predictor has no model name; give --cutoff DATE." in write_report(run.path).read_text()

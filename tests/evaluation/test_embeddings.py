@@ -10,7 +10,7 @@ import pytest
 
 from evaluation.predictors.fewshot import EmbeddingBackendError
 from evaluation.predictors.base import PredictorOptions
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from flows.cli import main
 from tests.evaluation.conftest import SITUATIONS
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -77,9 +77,9 @@ def test_a_named_embedding_model_that_cannot_be_used_stops_instead_of_falling_ba
         err = capsys.readouterr().err
         assert "needs sentence-transformers" in err and "-e '.[embeddings]'" in err and "Traceback" not in err
         with pytest.raises(EmbeddingBackendError, match="needs sentence-transformers"):  # the library path too
-            evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], "test",
-                             "openai-compatible", "few-shot-nearest", model="m-emb",
-                             options=PredictorOptions(base_url=server.base_url, embedding_model=MODEL))
+            evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], EvalRequest(
+                "openai-compatible", options=PredictorOptions(setting="few-shot-nearest", model="m-emb",
+                                                              base_url=server.base_url, embedding_model=MODEL)))
         assert server.requests == []
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from evaluation.live.memorization import halves, load_probe_settings, longest_common_run, min_k_prob, ngram_overlap, words
 from evaluation.live.probe import probe_run
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from evaluation.live.window import iso
 from evaluation.predictors.base import PredictorOptions
@@ -53,9 +53,10 @@ def test_a_chat_only_server_gets_the_continuation_probe_after_every_answer_and_m
         tiny_release, capsys):
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer() as server:  # it answers chat completions and nothing else (404), as OpenAI's chat models
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=4, bootstrap=0,
-                               options=PredictorOptions(model="m-probe-chat-only", base_url=server.base_url),
-                               live=LiveFields(probe="memorization", cutoff=iso(1700000024), cutoff_min_rows=1))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest(
+            "openai-compatible", limit=4, bootstrap=0,
+            options=PredictorOptions(model="m-probe-chat-only", base_url=server.base_url),
+            live=LiveFields(probe="memorization", cutoff=iso(1700000024), cutoff_min_rows=1)))
         scored = len(server.requests)
         summary = probe_run(wh, run.path)
         probes = server.requests[scored:]

@@ -17,7 +17,7 @@ import pathlib, sys, types
 src = pathlib.Path("schemas/config.py").read_text().splitlines(keepends=True)
 at = next(i for i, line in enumerate(src) if line.startswith("class PredictorFields"))
 at = next(i for i in range(at, len(src)) if " = option(" in src[i])
-src.insert(at, '    beam_width: int = option(1, "beams kept per decoding step (probe)")\\n')
+src.insert(at, '    beam_width: int = option(1, "beams kept per decoding step (probe)", bounds=(1, None))\\n')
 module = types.ModuleType("schemas.config")
 module.__file__ = "schemas/config.py"
 sys.modules["schemas.config"] = module
@@ -38,7 +38,7 @@ sys.modules["probe"] = probe
 from flows.cli import parser
 from flows.cli.evaluate import evaluate_options
 from evaluation.predictors.base import PredictorOptions
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from warehouse.layout import Warehouse
 
 warehouse, release, recipe = sys.argv[1:4]
@@ -47,8 +47,8 @@ args = parser().parse_args(["evaluate", "--release", release, "--predictor", "pr
                             "--config", recipe, "--warehouse", warehouse])
 run, options = evaluate_options(args)
 from_recipe = evaluate_options(parser().parse_args(["evaluate", "--release", release, "--config", recipe]))[1]
-out = evaluate_release(Warehouse.at(warehouse), release, run["split"], run["predictor"], run["setting"], limit=3,
-                       model=run["model"], options=PredictorOptions(**options))
+out = evaluate_release(Warehouse.at(warehouse), release, EvalRequest(
+    run["predictor"], run["split"], PredictorOptions(**options, setting=run["setting"], model=run["model"]), limit=3))
 import json
 config = json.loads((out.path / "config.json").read_text())
 print(json.dumps({"evaluate_help": sub["evaluate"].format_help(), "sweep_help": sub["sweep"].format_help(),

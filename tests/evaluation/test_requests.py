@@ -10,7 +10,7 @@ from evaluation.predictors.concurrency import AdaptiveWindow
 from evaluation.scoring.invalid import invalid_shapes, shape
 from evaluation.predictors.base import PredictorOptions
 from evaluation.predictors.prompts import load_prompts
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
@@ -93,8 +93,8 @@ def test_a_server_refusing_every_response_format_gets_free_text_once_and_visibly
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer(refuses_response_format) as server:
         server.refuse_response_format = True
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=5, model="m-refuse",
-                               options=PredictorOptions(base_url=server.base_url, cache_dir=str(tmp_path / "c")))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest("openai-compatible", limit=5, options=PredictorOptions(
+            model="m-refuse", base_url=server.base_url, cache_dir=str(tmp_path / "c"))))
         formats = [b.get("response_format", {}).get("type") for b in server.requests]
     err = capsys.readouterr().err
     assert formats[:2] == ["json_schema", "json_object"] and formats[2:] == [None] * 5  # then every row once
@@ -108,9 +108,9 @@ def test_a_timeout_narrows_the_window_to_one_and_the_retry_waits_longer(tiny_rel
     wh = Warehouse.at(tiny_release["warehouse"])
     with FakeOpenAIServer() as server:
         server.faults.append(6.0)  # the first request stalls past its timeout (1 s x the 4 requests it may wait behind)
-        run = evaluate_release(wh, tiny_release["release"], "test", "openai-compatible", limit=6, model="m-stall",
-                               options=PredictorOptions(base_url=server.base_url, cache_dir=str(tmp_path / "c"),
-                                                        timeout=1.0, backoff=0.01, concurrency=4))
+        run = evaluate_release(wh, tiny_release["release"], EvalRequest("openai-compatible", limit=6, options=PredictorOptions(
+            model="m-stall", base_url=server.base_url, cache_dir=str(tmp_path / "c"), timeout=1.0, backoff=0.01,
+            concurrency=4)))
     details = json.loads((run.path / "config.json").read_text())["predictor_details"]
     assert details["timeouts"] == 1 and details["concurrency_steps"][-1] == 1 and details["requests"] == 7
     assert run.metrics["VRate"] == 1.0 and all(p["output"] for p in read_run_predictions(Path(run.path)))

@@ -14,7 +14,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from evaluation.live.memorization import load_probe_settings
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.scoring.score_file import score_file
 from evaluation.live.window import iso
 from flows.cli import main
@@ -88,8 +88,8 @@ def rescored(prefect_harness, tmp_path_factory) -> dict:
     min_rows = before - gone + 1  # the "before" side has enough rows until the post leaves
     assert min_rows >= 2, (before, gone)
 
-    run = evaluate_release(Warehouse.at(wh), "express-demo/v1", "test", "most-frequent", bootstrap=100,
-                           live=LiveFields(cutoff=iso(cut), cutoff_min_rows=min_rows))
+    run = evaluate_release(Warehouse.at(wh), "express-demo/v1", EvalRequest(
+        "most-frequent", bootstrap=100, live=LiveFields(cutoff=iso(cut), cutoff_min_rows=min_rows)))
     preds = read_run_file(run.path, "predictions.jsonl")
     probed = probe_rows(preds, cut)
     settings = load_probe_settings()
@@ -106,11 +106,11 @@ def rescored(prefect_harness, tmp_path_factory) -> dict:
 
     assert main(["takedown", "add", "--post", post, "--reason", "asked by the writer", "--warehouse", str(wh)]) == 0
     applied = apply_flow(str(wh))
-    successor = evaluate_release(Warehouse.at(wh), "express-demo/v2", "test", "most-frequent", limit=len(preds) - 3,
-                                 bootstrap=0)
+    successor = evaluate_release(Warehouse.at(wh), "express-demo/v2",
+                                 EvalRequest("most-frequent", limit=len(preds) - 3, bootstrap=0))
     tiny = publish_examples(wh, tiny_examples(12), {"dataset": {"name": "tiny"}, "splits": {
         "train": 0.5, "validation": 0.1, "test": 0.4, "seed": "tiny"}})
-    unrelated = evaluate_release(Warehouse.at(wh), tiny["release"], "test", "most-frequent", bootstrap=0)
+    unrelated = evaluate_release(Warehouse.at(wh), tiny["release"], EvalRequest("most-frequent", bootstrap=0))
     return {"wh": str(wh), "run": run, "cut": cut, "post": post, "gone": gone, "min_rows": min_rows, "was": was,
             "applied": applied, "successor": successor, "unrelated": unrelated}
 

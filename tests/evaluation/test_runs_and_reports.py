@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from flows.cli import main
 from tests.fakes.openai_server import FakeOpenAIServer
 from warehouse.layout import Warehouse
@@ -16,7 +16,7 @@ BASELINES = ("most-frequent", "all-zero", "context-lexicon", "tfidf-logreg")
 def demo_runs(demo_build) -> dict:
     wh = Warehouse.at(demo_build["warehouse"])
     rel = f"{demo_build['release']['dataset']}/{demo_build['release']['version']}"
-    runs = {name: evaluate_release(wh, rel, "test", name, bootstrap=200) for name in BASELINES}
+    runs = {name: evaluate_release(wh, rel, EvalRequest(name, bootstrap=200)) for name in BASELINES}
     return {"warehouse": str(wh.root), "release": rel, "runs": runs}
 
 

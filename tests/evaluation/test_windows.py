@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation.run import evaluate_release
+from evaluation.run import EvalRequest, evaluate_release
 from evaluation.run_numbers import read_run_predictions
 from evaluation.live.window import iso
 from flows.cli import main
@@ -24,8 +24,8 @@ def at(i: int) -> str:
 
 
 def window_run(tiny_release, after: str = "", before: str = "", predictor: str = "most-frequent"):
-    return evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], "test", predictor,
-                            bootstrap=0, live=LiveFields(posted_after=after, posted_before=before))
+    return evaluate_release(Warehouse.at(tiny_release["warehouse"]), tiny_release["release"], EvalRequest(
+        predictor, bootstrap=0, live=LiveFields(posted_after=after, posted_before=before)))
 
 
 def run_folders(tiny_release) -> set[str]:

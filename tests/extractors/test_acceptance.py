@@ -18,7 +18,7 @@ from extractors.acceptance import (
     resolve,
 )
 from extractors.disclosures import DisclosureExtractor
-from extractors.examples import build_examples
+from extractors.examples import Hooks, build_examples
 from extractors.jsonl import extract_jsonl
 from flows.cli import main as cli
 from schemas.config import ConfigError, ExtractConfig, recipe_from_dict
@@ -127,8 +127,8 @@ def test_funnel_drops_posts_whose_hits_were_all_rejected_as_not_accepted_and_cou
              RawPost(id="d", text=FILLER + "I'm not happy with it.")]
     funnel, hits = Funnel(), __import__("collections").Counter()
     seen = {}
-    out = list(build_examples(posts, ex, ExtractConfig(), funnel, hit_counts=hits,
-                              on_disclosures=lambda p, ds: seen.setdefault(p.id, [d.surface for d in ds])))
+    out = list(build_examples(posts, ex, ExtractConfig(), funnel, hooks=Hooks(
+        hit_counts=hits, on_disclosures=lambda p, ds: seen.setdefault(p.id, [d.surface for d in ds]))))
     assert [e.post_id for e in out] == ["b"] and out[0].surfaces == ["sad"]
     assert funnel.to_dict() == {"read": 4, "kept": 1, "malformed": 0,
                                 "dropped": {NOT_ACCEPTED: 1, "no_disclosure": 1, "only_negated": 1}}

@@ -2,11 +2,12 @@
 import pytest
 
 from filters.base import run_filters
+from filters.chain import filters_from_config
 from filters.language import LanguageFilter
 from filters.lists import ListError, load_list
 from filters.near_duplicates import NearDuplicateFilter
 from filters.reddit import (BotFilter, CrosspostFilter, DeletedFilter, DistinguishedFilter, ExactDuplicateFilter,
-                            NsfwFilter, filter_data_versions, filters_from_config)
+                            NsfwFilter, filter_data_versions)
 from schemas.config import FilterConfig, load_recipe
 from schemas.funnel import Funnel
 from schemas.records import RawPost

@@ -7,7 +7,7 @@ from pathlib import Path
 from privacy.kinds import enabled_kinds
 from privacy.numbers import digit_runs as _digit_runs
 from privacy.scrubber import KINDS, Scrubber, cached_scrubber, scrub, scrub_post
-from schemas.config import FilterConfig
+from schemas.config import PrivacyConfig
 from schemas.lexicon import lexicon_terms
 from schemas.records import RawPost
 from tests.fresh_python import fresh_python
@@ -93,14 +93,14 @@ def test_scrub_posts_in_a_batch_equals_one_post_at_a_time():
     assert batch[-1].text == "[NAME] called me at [PHONE]" and batch[-1].title == "[NAME] called"
 
 
-def test_filter_switches_pick_the_kinds():
-    assert enabled_kinds(FilterConfig()) == KINDS
-    assert enabled_kinds(FilterConfig(scrub_pii=False)) == ()
-    assert enabled_kinds(FilterConfig(scrub_names=False, scrub_urls=False)) == tuple(
+def test_privacy_switches_pick_the_kinds():
+    assert enabled_kinds(PrivacyConfig()) == KINDS
+    assert enabled_kinds(PrivacyConfig(scrub_pii=False)) == ()
+    assert enabled_kinds(PrivacyConfig(scrub_names=False, scrub_urls=False)) == tuple(
         k for k in KINDS if k not in ("name", "url"))
     post = RawPost(id="1", title="", selftext="see johnsmith.ai, Mike", text="see johnsmith.ai, Mike")
-    assert scrub_post(post, FilterConfig(scrub_urls=False, scrub_names=False)).text == "see johnsmith.ai, Mike"
-    assert scrub_post(post, FilterConfig(scrub_pii=False)).text == post.text
+    assert scrub_post(post, PrivacyConfig(scrub_urls=False, scrub_names=False)).text == "see johnsmith.ai, Mike"
+    assert scrub_post(post, PrivacyConfig(scrub_pii=False)).text == post.text
 
 
 def test_hints_and_windows_never_skip_a_match():
@@ -240,16 +240,13 @@ def test_line_memo_is_keyed_by_the_line_and_what_precedes_it(monkeypatch):
 
 def test_the_kinds_a_recipe_names_are_the_kinds_the_detectors_find():
     """privacy/kinds.py (what the gate and the card read) lists the scrubber's kinds, in its
-    order, and each switch is a [filters] field."""
-    from dataclasses import fields
-
+    order, and each switch is a [privacy] field."""
     from privacy.kinds import SWITCHES
     from privacy.recognizers import STRUCTURED_KINDS
-    from schemas.config import FilterConfig
 
     assert KINDS == (*STRUCTURED_KINDS, "name")
     assert set(SWITCHES) == set(KINDS)
-    assert set(SWITCHES.values()) <= {f.name for f in fields(FilterConfig)}
+    assert set(SWITCHES.values()) <= {f.name for f in fields(PrivacyConfig)}
 
 
 def test_a_post_with_a_blank_title_is_its_body_alone_and_scrubs_to_it():

@@ -2,7 +2,8 @@ from schemas.config import FilterConfig
 from schemas.funnel import Funnel
 from schemas.records import Malformed, RawPost
 from filters.base import run_filters
-from filters.reddit import BotFilter, DeletedFilter, ExactDuplicateFilter, LengthFilter, NsfwFilter, filters_from_config
+from filters.chain import filters_from_config
+from filters.reddit import BotFilter, DeletedFilter, ExactDuplicateFilter, LengthFilter, NsfwFilter
 
 
 def post(**kw) -> RawPost:

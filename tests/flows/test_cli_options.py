@@ -171,11 +171,11 @@ def test_card_url_goes_into_the_croissant_file(two_releases, tmp_path, capsys):
 # -- leaderboard -----------------------------------------------------------------------------------
 
 def test_leaderboard_all_lists_every_run_not_only_the_latest(two_releases, capsys):
-    from evaluation.run import evaluate_release
+    from evaluation.run import EvalRequest, evaluate_release
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(two_releases)
-    runs = [evaluate_release(wh, "tiny/v2", "test", "most-frequent", bootstrap=0).run_id for _ in range(2)]
+    runs = [evaluate_release(wh, "tiny/v2", EvalRequest("most-frequent", bootstrap=0)).run_id for _ in range(2)]
     board = lambda *flags: json.loads(_out(capsys, ["leaderboard", "--release", "tiny/v2", "--format", "json",
                                                     *flags, "--warehouse", str(two_releases)]))
     latest = board()

@@ -69,7 +69,7 @@ def test_scrub_writes_the_scrubbed_text_and_spans_that_map_back_to_the_input(tmp
 
 def test_scrub_honours_the_recipe_switches(tmp_path, cli):
     recipe = tmp_path / "r.toml"
-    recipe.write_text("[filters]\nscrub_names = false\nscrub_addresses = false\n", encoding="utf-8")
+    recipe.write_text("[privacy]\nscrub_names = false\nscrub_addresses = false\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
     proc = cli("scrub", "--input", str(_write(tmp_path / "in.jsonl", TEXTS[:1])), "--output", str(out),
                    "--config", str(recipe))

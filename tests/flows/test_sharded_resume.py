@@ -162,9 +162,9 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
 
     from flows.build import _split_and_filter
     from pipeline import split as split_step
-    from pipeline.plan import open_build, plan_build
+    from pipeline.plan import BuildRequest, open_build, plan_build
 
-    run = open_build(plan_build(tmp_path / "wh", [str(demo_dump)], CONFIG, 150, workers=0))
+    run = open_build(plan_build(BuildRequest(tmp_path / "wh", [str(demo_dump)], CONFIG, 150, workers=0)))
     close, closed = split_step._ShardFile.close, []  # per shard closed: (any filter.done, the split's marker) then
     deadline = time.monotonic() + 120  # one hold in all, for a split that never sees a shard filtered
 

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from schemas.config import load_recipe
 from tests.pipeline.golden import describe, expected, sha256
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = str(REPO / "configs" / "demo.toml")
+
+
+def test_the_golden_release_records_the_demo_recipe_as_it_loads_today():
+    """Quick, before any build: a change of the recipe's form (a key added or moved) shows here, and
+    means rewriting the golden (its data files stay the same, as the build test then shows)."""
+    assert expected()["manifest"]["config"] == load_recipe(CONFIG).to_dict()
 
 
 def test_the_demo_corpus_is_the_one_the_golden_release_was_built_from(demo_dump):

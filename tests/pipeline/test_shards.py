@@ -7,12 +7,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import zstandard
 
+from common.files import temp_path
 from filters.dedupe import split_chain
-from filters.reddit import filters_from_config
+from filters.chain import filters_from_config
 from pipeline.dedupe_shards import DedupeStep, kept_posts
 from pipeline.extract_shards import POST_COLUMNS
 from pipeline.filter_shards import FilterStep
-from pipeline.run import load_saved_recipe, save_recipe
+from pipeline.run import expand_inputs, load_saved_recipe, save_recipe
 from pipeline.shards import Shard, input_stems, shard_lines
 from pipeline.split import InputFile, SplitStep, split_so_far
 from pipeline.steps import read_marker, run_in_order, run_step
@@ -115,6 +116,12 @@ def test_each_shard_is_listed_by_its_own_marker_as_soon_as_it_is_written(tmp_pat
     # an interrupted split: only the shards written (in order) are listed
     (root / "RS_2030-01-00001" / "split.done").unlink()
     assert split_so_far(root, "RS_2030-01") == out.shards[:1]
+
+
+def test_a_folder_of_dumps_is_read_without_the_temp_files_a_killed_writer_left(tmp_path):
+    dump = _dump(tmp_path, [_post(1, "post 1")])
+    temp_path(tmp_path / "praw-ab12.checkpoint.jsonl").write_text("half written")
+    assert expand_inputs([str(tmp_path)]) == [str(dump)]
 
 
 def test_inputs_sharing_a_stem_get_distinct_shard_names():

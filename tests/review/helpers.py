@@ -67,16 +67,15 @@ def build_tiny_release(root: Path, texts: dict[str, str], extractor, segment: Se
                        dataset: str = "tiny", version: str = "v1", run_id: str = "run-tiny") -> Release:
     """A release folder as publish writes it (data/, manifest.json) plus its run's disclosures,
     from posts run through the real extractor, examples builder and segmenter."""
-    from extractors.examples import build_examples
+    from extractors.examples import Hooks, build_examples
     from extractors.segmentation import Segmenter
 
     posts = [RawPost(id=pid, text=t, subreddit="test", created_utc=1700000000) for pid, t in texts.items()]
     found: list[dict] = []
     funnel = Funnel()
-    examples = list(build_examples(posts, extractor, ExtractConfig(), funnel,
-                                   on_disclosures=lambda p, ds: found.append(
-                                       {"post_id": p.id, "disclosures": [d.to_json() for d in ds]}),
-                                   segmenter=Segmenter(segment or SegmentConfig())))
+    examples = list(build_examples(posts, extractor, ExtractConfig(), funnel, Segmenter(segment or SegmentConfig()),
+                                   Hooks(on_disclosures=lambda p, ds: found.append(
+                                       {"post_id": p.id, "disclosures": [d.to_json() for d in ds]}))))
     rel = root / dataset / version
     with ParquetSink(rel / ReleasePaths.split_name("test"), EXAMPLES) as sink:
         for ex in examples:

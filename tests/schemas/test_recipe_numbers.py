@@ -3,11 +3,14 @@ number, a negative count or ratio, a zero shard size are refused naming the file
 anything runs; the command line's overrides are checked the same way."""
 from __future__ import annotations
 
+import argparse
+import re
 from dataclasses import fields
 
 import pytest
 
-from schemas.config import RANGES, ConfigError, Recipe, load_recipe
+from flows.cli.errors import recipe_number
+from schemas.config import SECTIONS, ConfigError, Recipe, check_number, load_recipe, option
 
 
 def _recipe(tmp_path, text: str):
@@ -45,22 +48,43 @@ def test_a_number_within_its_range_is_taken():
     assert load_recipe(None).orchestrate.shard_lines >= 1
 
 
-def test_every_number_of_every_section_has_a_range():
-    """A new number field must say its range here (schemas/config.py::RANGES)."""
-    missing = [f"[{section.name}] {f.name}" for section in fields(Recipe) if section.name != "source_path"
-               for f in fields(getattr(Recipe(), section.name))
-               if isinstance(getattr(getattr(Recipe(), section.name), f.name), (int, float))
-               and not isinstance(getattr(getattr(Recipe(), section.name), f.name), bool)
-               and f.name not in RANGES.get(section.name, {})]
-    assert not missing, missing
+def _numbers():
+    return [(section, f) for section, cls in SECTIONS.items() for f in fields(cls)
+            if isinstance(f.default, (int, float)) and not isinstance(f.default, bool)]
 
 
-def test_every_default_is_within_its_range():
+def test_every_key_of_every_section_is_declared_with_its_help_and_every_number_with_its_bounds():
+    """A key is one `option(...)` (schemas/config.py): type, default, bounds and help together."""
+    undeclared = [f"[{section}] {f.name}" for section, cls in SECTIONS.items() for f in fields(cls)
+                  if not f.metadata.get("help")]
+    assert not undeclared, undeclared
+    unbounded = [f"[{section}] {f.name}" for section, f in _numbers() if f.metadata["bounds"] == (None, None)]
+    assert not unbounded, unbounded
+    with pytest.raises(TypeError, match="needs its bounds"):
+        option(3, "a number without bounds")
+
+
+def test_every_default_is_within_its_bounds():
     recipe = Recipe()
-    for section, keys in RANGES.items():
-        for key, (low, high) in keys.items():
-            value = getattr(getattr(recipe, section), key)
-            assert (low is None or value >= low) and (high is None or value <= high), (section, key, value)
+    for section, f in _numbers():
+        low, high = f.metadata["bounds"]
+        value = getattr(getattr(recipe, section), f.name)
+        assert (low is None or value >= low) and (high is None or value <= high), (section, f.name, value)
+
+
+def test_a_flag_that_overrides_a_number_key_is_checked_by_the_keys_own_declaration():
+    """`express build --shard-lines`, `--workers` and every number flag of `express evaluate` refuse
+    what the recipe key refuses, with the same words."""
+    for section, f in _numbers():
+        low = f.metadata["bounds"][0]
+        if section not in ("orchestrate", "evaluate") or low is None:
+            continue
+        below = low - 1 if isinstance(f.default, int) else low - 0.0005
+        with pytest.raises(ConfigError) as said:
+            check_number(section, f.name, below, "")
+        with pytest.raises(argparse.ArgumentTypeError, match=f"^{re.escape(str(said.value).lstrip(': '))}$"):
+            recipe_number(section, f.name)(str(below))
+        assert recipe_number(section, f.name)(str(f.default)) == f.default
 
 
 @pytest.mark.parametrize(("recipe", "flags", "said"), [

@@ -12,11 +12,11 @@ from common.files import JOURNAL, commit_together, finish_commits, staged
 from common.parquet import ParquetSink
 from schemas.config import GateConfig, Recipe, load_recipe
 from schemas.records import EXAMPLES, Example
-from common.fingerprints import MIN_WORDS, TextFinder, fingerprint
-from common.takedown_matcher import TakedownMatcher
+from common.matching.fingerprints import MIN_WORDS, TextFinder, fingerprint
+from common.matching.takedowns import TakedownMatcher
 from takedowns.files import file_hits
 from warehouse.layout import Warehouse
-from warehouse.releases.publish import GateFailed, publish_release
+from warehouse.releases.publish import Checks, GateFailed, publish_release
 
 TEXT = ("Honestly I have been so tired since the move and my sister keeps calling about the rent "
         "every single evening, I feel so guilty about it.")
@@ -29,9 +29,9 @@ def test_the_publisher_refuses_a_release_holding_a_taken_down_post_even_without_
             sink.write(Example(f"p{i}", 0, "sub", 0, "I feel sad", "I feel <mask>", ["sad"], ["sad"], ["f1"]).to_row())
     recipe = replace(Recipe(), gate=GateConfig(enabled=False))
     with pytest.raises(GateFailed, match="1 rows hold 1 taken-down posts"):
-        publish_release(tmp_path / "ex.parquet", wh, recipe, {}, taken_down={"p3"})
+        publish_release(tmp_path / "ex.parquet", wh, recipe, {}, checks=Checks(taken_down={"p3"}))
     assert wh.versions("express") == [] and not list(wh.dataset_dir("express").glob(".tmp-*"))
-    assert publish_release(tmp_path / "ex.parquet", wh, recipe, {}, taken_down={"p9"}).version == "v1"
+    assert publish_release(tmp_path / "ex.parquet", wh, recipe, {}, checks=Checks(taken_down={"p9"})).version == "v1"
 
 
 def test_a_change_of_several_files_interrupted_half_way_is_finished_later(tmp_path):
@@ -91,7 +91,7 @@ def test_apply_waits_for_no_rebuild_it_would_race(tmp_path):
 
 def test_an_empty_table_of_a_shard_is_rewritten_without_error(tmp_path):
     """A sharded build's last shard can hold an empty quarantine: the masks stay boolean (#61, case 6)."""
-    from pipeline.takedown_shards import convert_quarantine
+    from takedowns.shards import convert_quarantine
     from schemas.records import QUARANTINE
 
     key = b"k" * 32

@@ -76,17 +76,18 @@ def test_card_folder_loads_offline_with_datasets_and_croissant_validates(demo_re
 def test_reexport_merges_existing_card_metadata(demo_release, tmp_path):
     from huggingface_hub import DatasetCard
 
+    from warehouse.layout import CardPaths
     from warehouse.pages.card import export_card
 
     out = tmp_path / "card"
-    export_card(demo_release, out)
+    export_card(demo_release, CardPaths(out))
     card = DatasetCard.load(out / "README.md")
     card.data.license = "cc-by-4.0"
     card.data.annotations_creators = ["machine-generated"]
     card.data.tags = ["my-tag"]
     card.text = "Intro written by hand.\n\n" + card.text + "\n## Contact\nme@lab\n"
     card.save(out / "README.md")
-    export_card(demo_release, out)
+    export_card(demo_release, CardPaths(out))
     again = DatasetCard.load(out / "README.md")
     assert again.data.license == "cc-by-4.0"
     assert again.data.annotations_creators == ["machine-generated"]

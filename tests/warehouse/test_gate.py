@@ -78,8 +78,8 @@ def test_post_in_two_splits_label_share_and_vocabulary_are_checked_by_gx(tmp_pat
     train = _write(tmp_path / "train.parquet", _good())
     test = _write(tmp_path / "test.parquet", [_ex("p3", 1, "sad")] + [_ex(f"t{i}", 0, "sad") for i in range(30)])
     vocab = Vocabulary.from_labels("tiny", "0", frozenset(WORDS) - {"calm"})
-    result = run_gate({"train": train, "test": test}, GateConfig(max_label_share=0.5, min_masks_for_distribution=0), tmp_path / "gate",
-                      vocabulary=vocab, data_docs=False)
+    result = run_gate({"train": train, "test": test}, GateConfig(max_label_share=0.5, min_masks_for_distribution=0,
+                                                                 data_docs=False), tmp_path / "gate", vocabulary=vocab)
     checks = _failures_by_check(result.summary)
     assert not result.success
     assert checks["no post id in two splits"]["unexpected_count"] == 2  # p3 in train and in test
@@ -95,8 +95,9 @@ def test_label_drift_against_the_parent_release_is_bounded(tmp_path):
     files = {"test": _write(tmp_path / "t.parquet", _good())}
     same = Counter({w: 5 for w in WORDS})
     shifted = Counter({"sad": 100, "happy": 1})
-    ok = run_gate(files, GateConfig(min_masks_for_distribution=0), tmp_path / "g1", parent=("v1", same), data_docs=False)
-    bad = run_gate(files, GateConfig(max_js_divergence=0.1, min_masks_for_distribution=0), tmp_path / "g2", parent=("v1", shifted), data_docs=False)
+    ok = run_gate(files, GateConfig(min_masks_for_distribution=0, data_docs=False), tmp_path / "g1", parent=("v1", same))
+    bad = run_gate(files, GateConfig(max_js_divergence=0.1, min_masks_for_distribution=0, data_docs=False), tmp_path / "g2",
+                   parent=("v1", shifted))
     assert ok.success and ok.summary["label_js_divergence"] == pytest.approx(0.0, abs=1e-9)
     assert not bad.success
     assert "label-distribution drift" in bad.message()
@@ -128,10 +129,10 @@ def test_test_only_mode_puts_every_example_in_test(tmp_path):
 
 def test_label_share_bound_is_skipped_below_the_minimum_number_of_masks(tmp_path):
     lopsided = _write(tmp_path / "t.parquet", [_ex(f"p{i}", 0, "sad" if i % 3 else "happy") for i in range(30)])
-    small = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5), tmp_path / "g1", data_docs=False)
+    small = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5, data_docs=False), tmp_path / "g1")
     assert small.success and small.summary["distribution_checks"].startswith("skipped: 30 masks")
-    strict = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5, min_masks_for_distribution=30),
-                      tmp_path / "g2", data_docs=False)
+    strict = run_gate({"test": lopsided}, GateConfig(max_label_share=0.5, min_masks_for_distribution=30, data_docs=False),
+                      tmp_path / "g2")
     assert not strict.success and "no single label above the configured share" in json.dumps(strict.summary["failures"])
 
 
@@ -145,9 +146,9 @@ def test_gate_in_small_chunks_reports_what_one_batch_reports(tmp_path):
     test = _write(tmp_path / "test.parquet", [_ex(f"t{i}", 0, "calm") for i in range(12)] + [
         _ex("x9", 0, "sad", text="I feel sad, see https://example.org/x"), _ex("p7", 1, "sad")])
     files = {"train": train, "test": test}
-    cfg = GateConfig(min_masks_for_distribution=0, max_label_share=1.0)
-    whole = run_gate(files, cfg, tmp_path / "whole", data_docs=False)
-    chunked = run_gate(files, replace(cfg, chunk_rows=7), tmp_path / "chunked", data_docs=False)
+    cfg = GateConfig(min_masks_for_distribution=0, max_label_share=1.0, data_docs=False)
+    whole = run_gate(files, cfg, tmp_path / "whole")
+    chunked = run_gate(files, replace(cfg, chunk_rows=7), tmp_path / "chunked")
     assert not whole.success and not chunked.success
     (examples_suite,) = [s for s in whole.summary["suites"] if s["table"] == "examples"]
     assert examples_suite["statistics"]["evaluated_expectations"] == len(SUITE_FILE("examples")["expectations"]) > 0

@@ -49,7 +49,7 @@ examples, root, chunk_mb = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[
 # synthetic rows were never scrubbed, and the small NER model reads some of their places and typos
 # ("Austin", "Mnoey") as names: the gate checks the structured kinds here (names: tests/warehouse/test_gate_pii.py)
 recipe = replace(Recipe(), gate=GateConfig(data_docs=False, chunk_mb=chunk_mb),
-                 filters=replace(Recipe().filters, scrub_names=False))
+                 privacy=replace(Recipe().privacy, scrub_names=False))
 with ParquetSink(root / "warm.parquet", EXAMPLES) as sink:
     for row in synthetic_examples(200, seed=99):
         sink.write(row)

@@ -82,7 +82,7 @@ def test_a_release_built_from_scrubbed_texts_passes_and_records_the_check(tmp_pa
 
 def test_kinds_the_recipe_does_not_scrub_are_not_held_against_the_release(tmp_path):
     recipe = Recipe()
-    recipe = replace(recipe, filters=replace(recipe.filters, scrub_urls=False, scrub_names=False),
+    recipe = replace(recipe, privacy=replace(recipe.privacy, scrub_urls=False, scrub_names=False),
                      gate=replace(recipe.gate, data_docs=False))
     files = _write(tmp_path / "ex.parquet", _clean() + [_ex("u1", PLANTED["url"]), _ex("n1", PLANTED["name"])])
     rel = publish_release(files, Warehouse.at(tmp_path / "wh"), recipe, {"funnel": {}})

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from common.takedown_matcher import hash_author
+from common.matching.takedowns import hash_author
 from warehouse.layout import Warehouse
 from warehouse.ledgers.takedowns import TakedownError, TakedownLedger
 

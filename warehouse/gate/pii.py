@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from common.files import writing
 from privacy.scrubber import KINDS, Found, Scrubber, cached_scrubber
 
 PRESCAN = pa.schema([("digest", pa.binary(16)), ("found", pa.string())])
@@ -61,9 +62,8 @@ def prescan(texts: Iterable[str], out: Path, kinds: tuple[str, ...]) -> int:
     found = scrubber.find_many(list(unique.values()), names=False)
     table = pa.table({"digest": list(unique), "found": [_described(t, f) for t, f in zip(unique.values(), found)]},
                      schema=PRESCAN.with_metadata({_DETECTORS_KEY: detectors_id(scrubber).encode()}))
-    tmp = out.with_name(out.name + ".tmp")
-    pq.write_table(table, tmp)
-    tmp.replace(out)
+    with writing(out, "wb") as fh:
+        pq.write_table(table, fh)
     return len(unique)
 
 

@@ -34,6 +34,7 @@ from warehouse.gate import gx as gx_adapter
 from warehouse.gate.pii import GatePii
 from warehouse.gate.result import GateResult, format_failures  # noqa: F401 (re-exported)
 from warehouse.releases.stats import js_divergence, label_counts, union_sql  # noqa: F401 (the gate's, re-exported)
+from warehouse.layout import GatePaths
 
 
 # The gate's DuckDB holds the ids only (texts never enter it): its memory limit grows with the
@@ -251,25 +252,25 @@ def run_gate(
     out_dir: Path,
     vocabulary: Vocabulary | None = None,
     parent: tuple[str, Counter[str]] | None = None,
-    data_docs: bool = True,
     pii_kinds: tuple[str, ...] | None = None,
     pii_prescans: Sequence[Path] = (),
 ) -> GateResult:
-    """Validate the split files; write GX results (and Data Docs) under out_dir; never raises on failure."""
+    """Validate the split files; write GX results (and Data Docs, as `cfg.data_docs` says) under
+    out_dir; never raises on failure."""
     vocab = vocabulary or default_vocabulary()
     suites = load_suites()
     pii = GatePii(pii_check(), pii_kinds, files, pii_prescans)  # the kinds the recipe scrubbed (None = all)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, out_dir / "duckdb-spill", cfg.chunk_mb, pii)
+    tables = GateTables(files, parent[1] if parent else None, cfg.chunk_rows, GatePaths(out_dir).spill, cfg.chunk_mb, pii)
     try:
-        return _validate(tables, cfg, out_dir, vocab, suites, pii, parent, data_docs)
+        return _validate(tables, cfg, out_dir, vocab, suites, pii, parent)
     finally:
         tables.close()
-        shutil.rmtree(out_dir / "duckdb-spill", ignore_errors=True)
+        shutil.rmtree(GatePaths(out_dir).spill, ignore_errors=True)
 
 
 def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabulary, suites: list[dict[str, Any]],
-              pii: GatePii, parent: tuple[str, Counter[str]] | None, data_docs: bool) -> GateResult:
+              pii: GatePii, parent: tuple[str, Counter[str]] | None) -> GateResult:
     params = {"min_text_chars": cfg.min_text_chars, "max_text_chars": cfg.max_text_chars,
               "max_label_share": cfg.max_label_share, "max_js_divergence": cfg.max_js_divergence,
               "vocabulary": sorted(vocab.labels)}
@@ -278,7 +279,8 @@ def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabul
     if n_masks < cfg.min_masks_for_distribution:  # shares of a handful of masks are noise, not drift
         params["max_label_share"], params["max_js_divergence"] = 1.0, 1.0
         distribution = f"skipped: {n_masks} masks < min_masks_for_distribution {cfg.min_masks_for_distribution}"
-    docs = out_dir / "data_docs" if data_docs else None
+    gate = GatePaths(out_dir)
+    docs = gate.data_docs_dir if cfg.data_docs else None
     validated = gx_adapter.validate_tables(tables.chunks, tables.names(), suites, params, cfg.examples_per_failure,
                                            docs)
     drift = tables.small["drift"]["label_js_divergence"].iloc[0]
@@ -300,10 +302,10 @@ def _validate(tables: GateTables, cfg: GateConfig, out_dir: Path, vocab: Vocabul
         "chunks": dict(tables.chunk_counts),
         "text_reads": tables.text_reads,
         "duckdb_memory_mb": tables.memory_mb,
-        "data_docs": "data_docs/index.html" if docs is not None and (docs / "index.html").exists() else None,
+        "data_docs": str(gate.data_docs.relative_to(out_dir)) if docs is not None and gate.data_docs.exists() else None,
     }
-    path = out_dir / "results.json"
+    path = gate.results
     path.write_text(json.dumps({"summary": summary, "gx": [s["gx"] for s in validated["suites"]]},
                                indent=1, default=str) + "\n")
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    gate.summary.write_text(json.dumps(summary, indent=2, default=str) + "\n")
     return GateResult(validated["success"], summary, path)

@@ -9,7 +9,7 @@ by its owner alone, and without it the ledger's hashes are refused, never silent
 `resolved` lines are what `express takedown apply` found: the posts of a taken-down author, and
 keyed fingerprints of each taken-down post's texts (whole and per field), so a later check finds
 them once they are gone. Every place that honours the ledger asks its one matcher
-(common/takedown_matcher.py, `TakedownSet.matcher`).
+(common/matching/takedowns.py, `TakedownSet.matcher`).
 """
 from __future__ import annotations
 
@@ -19,16 +19,16 @@ import os
 import re
 import secrets
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from common.batches import BatchFolder
+from common.batches import BatchFolder, now, record_from_json
 from common.errors import UserError
-from common.reddit_ids import post_key
-from common.takedown_matcher import TakedownMatcher, author_key, keyed_hash
+from common.files import write_json
+from common.matching.reddit_ids import post_key
+from common.matching.takedowns import TakedownMatcher, author_key, keyed_hash
 from warehouse.layout import TakedownPaths, Warehouse
 
 SCHEMA = "express-takedown-ledger/1"
@@ -39,10 +39,6 @@ _POST_ID = re.compile(r"^(?:t[13]_)?([0-9a-z]{1,16})$")  # Reddit's base-36 ids 
 
 class TakedownError(UserError, ValueError):
     """A takedown ledger or request that cannot be used; the message names the file and line."""
-
-
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def check_post_id(post_id: str) -> str:
@@ -76,22 +72,11 @@ class Takedown:
         return bool(self.author_hmac or self.texts)
 
 
-_NAMES = tuple(f.name for f in fields(Takedown))
-
-
 def entry_from_json(row: Any, where: str) -> Takedown:
-    if not isinstance(row, dict):
-        raise TakedownError(f"{where}: a takedown line must be a JSON object")
-    if row.get("schema", SCHEMA) != SCHEMA:
-        raise TakedownError(f"{where}: unknown takedown schema {row.get('schema')!r} (this code reads {SCHEMA})")
-    if row.get("kind") not in KINDS:
-        raise TakedownError(f"{where}: kind must be one of {', '.join(KINDS)}, not {row.get('kind')!r}")
-    missing = [k for k in ("reason", "time", "source") if not row.get(k)]
-    missing += ["post_id"] if row["kind"] != "author" and not row.get("post_id") else []
-    missing += ["author_hmac"] if row["kind"] == "author" and not row.get("author_hmac") else []
-    if missing:
-        raise TakedownError(f"{where}: missing {', '.join(missing)}")
-    return Takedown(**{k: row[k] for k in _NAMES if k in row})
+    kind = row.get("kind") if isinstance(row, dict) else None
+    named = ("author_hmac",) if kind == "author" else ("post_id",)  # what a line of its kind takes down
+    return record_from_json(Takedown, row, where, TakedownError, SCHEMA, "takedown", ("reason", "time", "source", *named),
+                            {"kind": KINDS})
 
 
 @dataclass(frozen=True)
@@ -115,7 +100,7 @@ class TakedownSet:
         return h.hexdigest()
 
     def matcher(self) -> TakedownMatcher:
-        """The one matcher of this set (common/takedown_matcher.py); a missing key is refused."""
+        """The one matcher of this set (common/matching/takedowns.py); a missing key is refused."""
         key = TakedownLedger(self.root).key() if self.root and (self.authors or self.fingerprints) else None
         return TakedownMatcher(self.posts, self.authors, self.fingerprints, key, self.digest)
 
@@ -217,7 +202,7 @@ def takedown_state(wh: Warehouse) -> dict[str, Any] | None:
 def save_takedown_state(run_file: Path, state: dict[str, Any] | None) -> None:
     """Fix the ledger version a run honours (its `takedowns.json`), when anything was taken down."""
     if state is not None and not run_file.exists():
-        run_file.write_text(json.dumps(state, indent=2) + "\n")
+        write_json(run_file, state)
 
 
 def run_takedowns(run_file: Path) -> TakedownSet:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import UserError
-from common.files import write_atomic
+from common.files import write_json
 from common.locking import file_lock
 from warehouse.releases.catalog import drop_release
 from warehouse.layout import ReleasePaths, Warehouse
@@ -55,7 +55,7 @@ def refuse_withdrawn(release_id: str, record: dict[str, Any] | None, command: st
 def withdraw(release_dir: Path, record: dict[str, Any]) -> None:
     """Mark a release withdrawn, or say anew why (`record`: successor, rows, posts, ledger version,
     time): a later takedown names the newer successor and counts what the whole ledger took."""
-    write_atomic(ReleasePaths(release_dir).withdrawn, (json.dumps(record, indent=2) + "\n").encode())
+    write_json(ReleasePaths(release_dir).withdrawn, record)
 
 
 def purge(wh: Warehouse, release_dir: Path) -> bool:
@@ -71,7 +71,7 @@ def purge(wh: Warehouse, release_dir: Path) -> bool:
     with file_lock(wh.catalog_lock):
         drop_release(wh, release_dir.parent.name, release_dir.name)
     if not record.get("purged"):
-        write_atomic(paths.withdrawn, (json.dumps({**record, "purged": True}, indent=2) + "\n").encode())
+        write_json(paths.withdrawn, {**record, "purged": True})
     return bool(present)
 
 

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from warehouse.layout import CardPaths
 from warehouse.pages.croissant import write_croissant
 from warehouse.pages.pii_statement import pii_statement
 from warehouse.releases.release import Release
@@ -20,18 +21,19 @@ UNION_KEYS = ("task_categories", "language", "tags", "task_ids")
 USER_WINS = ("license", "license_name", "license_link", "pretty_name")
 
 
-def export_card(release: Release, out_dir: Path, url: str = "", review: dict[str, Any] | None = None,
-                report: str | None = None) -> dict[str, Path]:
-    """Write DIR/README.md, DIR/data/*.parquet and DIR/croissant.json for one release; `review`: its
-    hand-review figures (review.stats.release_review), None when nothing was reviewed; `report`: the
-    data-quality report's path in the folder, which the card links."""
+def export_card(release: Release, card: CardPaths, url: str = "", review: dict[str, Any] | None = None,
+                linked_report: bool = False) -> dict[str, Path]:
+    """Write the card folder's README.md, data/*.parquet and croissant.json for one release; `review`:
+    its hand-review figures (review.stats.release_review), None when nothing was reviewed;
+    `linked_report`: the card links the data-quality report written beside it."""
+    out_dir = card.root
     from huggingface_hub import DatasetCard, DatasetCardData
 
     manifest = release.manifest()
     cfg = manifest.get("config", {}).get("dataset", {})
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "data").mkdir(exist_ok=True)
-    for old in (out_dir / "data").glob("*-of-*.parquet"):
+    card.data.mkdir(exist_ok=True)
+    for old in card.data.glob("*-of-*.parquet"):
         old.unlink()
     files: dict[str, str] = {}
     for split, src in release.split_files().items():
@@ -52,7 +54,7 @@ def export_card(release: Release, out_dir: Path, url: str = "", review: dict[str
     }
     if generated["license"] != "other":
         generated.pop("license_name")
-    readme = out_dir / "README.md"
+    readme = card.readme
     old_data: dict[str, Any] = {}
     old_text = ""
     if readme.exists():
@@ -64,11 +66,12 @@ def export_card(release: Release, out_dir: Path, url: str = "", review: dict[str
         else:  # a README without card metadata (a withdrawal notice, a hand-written page): its text
             old_text = text
     data = merge_metadata(old_data, generated)
+    report = str(card.report.relative_to(card.root)) if linked_report else None
     body = _merge_body(old_text, _body(manifest, stats, data, report) + _review_section(review))
-    card = DatasetCard.from_template(DatasetCardData(**data), template_str="---\n{{ card_data }}\n---\n\n" + body)
-    card.save(readme)
+    hub_card = DatasetCard.from_template(DatasetCardData(**data), template_str="---\n{{ card_data }}\n---\n\n" + body)
+    hub_card.save(readme)
     description = cfg.get("description") or f"EXPRESS-style emotion self-disclosure benchmark {manifest['dataset']}"
-    croissant = write_croissant(out_dir, manifest=manifest, files=files, description=description,
+    croissant = write_croissant(card, manifest=manifest, files=files, description=description,
                                 license_name=str(data.get("license_name") or data.get("license")),
                                 url=url or f"https://huggingface.co/datasets/{manifest['dataset']}")
     return {"readme": readme, "croissant": croissant, **{s: out_dir / r for s, r in files.items()}}

@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from warehouse.layout import CardPaths
 from warehouse.pages.pii_statement import pii_statement
 
 _TYPES = {pa.string(): "TEXT", pa.int64(): "INTEGER", pa.int32(): "INTEGER", pa.bool_(): "BOOL",
@@ -54,10 +55,9 @@ def croissant_metadata(out_dir: Path, manifest: dict[str, Any], files: dict[str,
     return meta.to_json()
 
 
-def write_croissant(out_dir: Path, **kwargs: Any) -> Path:
-    path = out_dir / "croissant.json"
-    path.write_text(json.dumps(croissant_metadata(out_dir, **kwargs), indent=2, default=str) + "\n")
-    return path
+def write_croissant(card: CardPaths, **kwargs: Any) -> Path:
+    card.croissant.write_text(json.dumps(croissant_metadata(card.root, **kwargs), indent=2, default=str) + "\n")
+    return card.croissant
 
 
 def _semver(version: str) -> str:

@@ -11,7 +11,8 @@ from typing import Any
 from schemas.records import MASK
 from warehouse.layout import Warehouse
 from warehouse.releases.release import Release
-from warehouse.releases.stats import connect, sql_path, sql_str, union_sql
+from common.duck import sql_path, sql_str
+from warehouse.releases.stats import connect, union_sql
 
 CONTEXT_WORDS = 25  # words kept each side of the highlighted mask
 LIST_CONTEXT_WORDS = 14  # in the "look at these first" list

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from privacy.kinds import KINDS, SWITCHES
+from schemas.config import upgraded
 
 WHAT = {"email": "e-mail addresses [EMAIL]", "url": "URLs with any public-suffix domain [URL]",
         "ip": "IPv4/IPv6 addresses [IP]", "phone": "phone numbers in international and national formats [PHONE]",
@@ -16,10 +17,11 @@ WHAT = {"email": "e-mail addresses [EMAIL]", "url": "URLs with any public-suffix
 
 
 def scrubbed_kinds(manifest: dict[str, Any]) -> list[str]:
-    filters = (manifest.get("config") or {}).get("filters") or {}
-    if not filters.get("scrub_pii", True):
+    """The kinds the release's recipe scrubbed ([privacy]; [filters] in a release of older code)."""
+    privacy = upgraded(manifest.get("config") or {}, "the release's recorded recipe")[0].get("privacy") or {}
+    if not privacy.get("scrub_pii", True):
         return []
-    return [k for k in KINDS if filters.get(SWITCHES[k], True)]
+    return [k for k in KINDS if privacy.get(SWITCHES[k], True)]
 
 
 def pii_statement(manifest: dict[str, Any]) -> str:

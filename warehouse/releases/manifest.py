@@ -45,16 +45,15 @@ def run_fields(run_id: str, ingest: Funnel, extract: Funnel, inputs: list[dict[s
     }
 
 
-def release_fields(dataset: str, version: str, parent: str | None, recipe: Recipe, rows: dict[str, int],
-                   masks: dict[str, int], files: dict[str, dict[str, Any]], vocabulary: dict[str, Any],
-                   gate: dict[str, Any] | None) -> dict[str, Any]:
-    """What a release records of itself."""
+def release_fields(recipe: Recipe, version: str, parent: str | None, files: dict[str, dict[str, Any]],
+                   masks: dict[str, int], vocabulary: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
+    """What a release records of itself; `files`: each split file's split, rows, bytes and sha256."""
     return {
-        "dataset": dataset,
+        "dataset": recipe.dataset.name,
         "version": version,
         "parent_version": parent,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "rows": rows,
+        "rows": {f["split"]: f["rows"] for f in files.values()},
         "masks": masks,
         "files": files,
         "split_mode": "test_only" if recipe.splits.test_only else "hash",

@@ -14,14 +14,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
-
-def sql_str(value: str) -> str:
-    """A DuckDB string literal."""
-    return "'" + value.replace("'", "''") + "'"
-
-
-def sql_path(path: Path) -> str:
-    return sql_str(str(path))
+from common.duck import sql_path, sql_str  # noqa: F401 (the statistics' SQL, re-exported)
 
 
 def union_sql(files: dict[str, Path]) -> str:

@@ -5,7 +5,7 @@ stored work, apply, verify and the checks of files outside the warehouse.
 
 A post is found by its id as a whole value (`abc12`, `t3_abc12`, any case), by its author (a keyed
 hash of the name) in a record that has one, or by its text: the same words as a fingerprinted text
-(common/fingerprints.py) in any one string, and in a record also in its title and body read as one
+(common/matching/fingerprints.py) in any one string, and in a record also in its title and body read as one
 text. An id in a field that points at another post from this one (a comment's `link_id`) is the
 other post's, and is not a hit.
 """
@@ -23,8 +23,8 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from common.fingerprints import Fingerprint, TextFinder
-from common.reddit_ids import post_key
+from common.matching.fingerprints import Fingerprint, TextFinder
+from common.matching.reddit_ids import post_key
 
 REFERENCES = frozenset({"link_id", "parent_id", "crosspost_parent"})  # ids of other posts
 TEXT_FIELDS = ("title", "selftext", "body")  # where a Reddit record keeps what its author wrote

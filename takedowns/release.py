@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from common.checksums import sha256_file
-from common.takedown_matcher import id_mask
+from common.matching.takedowns import id_mask
 from common.errors import UserError
 from pipeline.assemble import AssembleStep
 from pipeline.results import AssembleResult

@@ -10,7 +10,7 @@ so every funnel still adds up and a later rebuild can reuse them.
 - its raw line in lines.jsonl.zst becomes the tombstone a build writes at read (pipeline/shards.py:
   TAKEN_DOWN), and its id leaves nsfw-submissions.txt.
 
-What is taken down is what the ledger's one matcher finds (common/takedown_matcher.py): a post by id,
+What is taken down is what the ledger's one matcher finds (common/matching/takedowns.py): a post by id,
 by author, or by its text (a repost under another id, resolved into the ledger by apply).
 
 A folder's files change together (common/files.py: commit_together), and a stamp names the
@@ -30,18 +30,17 @@ import pyarrow.parquet as pq
 import zstandard
 
 from common.files import commit_together, staged
-from common.reddit_ids import post_key
-from common.takedown_matcher import TakedownMatcher, hash_author
-from pipeline.shards import SHARD_FILE, TAKEN_DOWN
+from common.matching.reddit_ids import post_key
+from common.matching.takedowns import TakedownMatcher, hash_author
+from pipeline.shards import TAKEN_DOWN, ShardPaths
 from pipeline.steps import marker
 from schemas.records import QUARANTINE, TAKEDOWN, RawPost
 from sources.dumps import iter_lines, parse_line
-from warehouse.layout import RunPaths
+from warehouse.layout import RunPaths, quarantine_file
 
 STAMP = "takedown.json"
 TAG = "takedown"
-NSFW_IDS = "nsfw-submissions.txt"
-QUARANTINES = {"quarantine-ingest.parquet": "filter", "quarantine-dedupe.parquet": "dedupe"}
+QUARANTINES = {"ingest": "filter", "dedupe": "dedupe"}  # a shard's quarantine -> the step whose funnel counts it
 KEEP_IN_EMPTIED = ("source_file", "source_line")  # where the dropped line was: no word of it
 TEXT_COLUMNS = ("text", "title", "selftext")
 
@@ -191,33 +190,33 @@ def scrub_folder(folder: Path, matcher: TakedownMatcher) -> tuple[bool, set[str]
     whether anything changed, and the ids of the taken-down posts it held (by author among them)."""
     if done_for(folder, matcher):
         return False, set()
-    job, found = FolderScrub(folder, matcher), set()
-    if (folder / SHARD_FILE).exists():
-        ids = _tombstoned(folder / SHARD_FILE, staged(folder / SHARD_FILE, TAG), matcher)
+    job, found, files = FolderScrub(folder, matcher), set(), ShardPaths(folder)
+    if files.lines.exists():
+        ids = _tombstoned(files.lines, staged(files.lines, TAG), matcher)
         if ids is not None:
-            job.changes[folder / SHARD_FILE] = staged(folder / SHARD_FILE, TAG)
+            job.changes[files.lines] = staged(files.lines, TAG)
             found |= ids
     origin: Origin = {}
-    if (folder / "posts.parquet").exists():
-        table, origin = empty_rows(folder / "posts.parquet", matcher.with_posts(found))
-        job.write_table(folder / "posts.parquet", table)
+    if files.posts.exists():
+        table, origin = empty_rows(files.posts, matcher.with_posts(found))
+        job.write_table(files.posts, table)
         found |= set(origin)
     matcher = matcher.with_posts(found)
     for name, step in QUARANTINES.items():
-        if (folder / name).exists():
-            table, moved = convert_quarantine(folder / name, matcher)
-            job.write_table(folder / name, table)
+        if files.quarantine(name).exists():
+            table, moved = convert_quarantine(files.quarantine(name), matcher)
+            job.write_table(files.quarantine(name), table)
             job.adjust(marker(folder, step), "funnel", moved)
-    _scrub_nsfw_ids(job, folder / NSFW_IDS, matcher)
-    _scrub_labels(job, folder, matcher, origin, folder / "quarantine-extract.parquet")
+    _scrub_nsfw_ids(job, files.nsfw_ids, matcher)
+    _scrub_labels(job, files, matcher, origin, files.quarantine("extract"))
     return job.commit(), found
 
 
-def _scrub_labels(job: FolderScrub, folder: Path, matcher: TakedownMatcher, origin: Origin, quarantine: Path,
-                  assembled: bool = False) -> None:
+def _scrub_labels(job: FolderScrub, tables: ShardPaths | RunPaths, matcher: TakedownMatcher, origin: Origin,
+                  quarantine: Path, assembled: bool = False) -> None:
     """Examples, disclosures and the extract quarantine of a labels folder (or, `assembled`, of a
     run), and the extract funnel its marker (and funnel file) holds."""
-    examples, disclosures = folder / "examples.parquet", folder / "disclosures.parquet"
+    folder, examples, disclosures = tables.root, tables.examples, tables.disclosures
     kept: set[str] = set()
     if examples.exists():
         table, kept = without_rows(examples, matcher)
@@ -251,26 +250,27 @@ def scrub_run_tables(run: RunPaths, quarantine: Path, matcher: TakedownMatcher) 
     if done_for(run.root, matcher):
         return False
     job = FolderScrub(run.root, matcher)
-    ingest = quarantine / "ingest.parquet"
+    ingest = quarantine_file(quarantine, "ingest")
     if ingest.exists():
         table, moved = convert_quarantine(ingest, matcher)
         job.write_table(ingest, table)
         job.adjust(marker(run.root, "assemble"), "ingest", moved)
         job.adjust(run.funnel("ingest"), None, moved)
-    _scrub_labels(job, run.root, matcher, {}, quarantine / "extract.parquet", assembled=True)
+    _scrub_labels(job, run, matcher, {}, quarantine_file(quarantine, "extract"), assembled=True)
     return job.commit(stamp_unchanged=False)
 
 
 def stored_posts(folder: Path) -> Iterator[RawPost]:
     """The posts of a shard folder as read (its raw lines: the only place that keeps who wrote
     them, as the scrubber blanks the author of a kept post) and as kept (posts.parquet, scrubbed)."""
-    if (folder / SHARD_FILE).exists():
-        for n, line in iter_lines(folder / SHARD_FILE):
+    files = ShardPaths(folder)
+    if files.lines.exists():
+        for n, line in iter_lines(files.lines):
             if line.strip() and line != TAKEN_DOWN and isinstance(rec := parse_line(line, str(folder), n, "dump"), RawPost):
                 yield rec
-    if (folder / "posts.parquet").exists():
+    if files.posts.exists():
         names = ("id", "author", "text", "title", "selftext")
-        t = pq.read_table(folder / "posts.parquet", columns=list(names))
+        t = pq.read_table(files.posts, columns=list(names))
         for values in zip(*(t[c].to_pylist() for c in names)):
             if values[0]:
                 yield RawPost(**dict(zip(names, values)))
