@@ -18,9 +18,11 @@ from typing import Any
 
 from common.files import write_json
 from evaluation.scoring.analysis import analyse
+from evaluation.scoring.emotion_words import summary
 from evaluation.scoring.invalid import invalid_shapes
 from evaluation.live.memorization import summarise
-from evaluation.scoring.metrics import aggregate, score_row
+from evaluation.scoring.metrics import aggregate
+from evaluation.scoring.slices import month_scores, score_rows, span, window_scores
 from evaluation.live.timesplit import cutoff_split
 from schemas.config import LiveFields, utc_seconds
 from schemas.lexicon import Decomposition, default_decomposition
@@ -75,12 +77,18 @@ def _kept(analysis: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _draws(config: dict[str, Any], old: dict[str, Any]) -> tuple[int, int]:
+def draws(config: dict[str, Any], old: dict[str, Any]) -> tuple[int, int]:
     """The bootstrap's resamples and seed, as the run was scored (runs stored before config.json
     held them: as their analysis drew them)."""
     drawn = old.get("intervals") or {}
     samples = config.get("bootstrap", drawn.get("samples", 1000))
     return int(samples), int((config.get("options") or {}).get("seed", drawn.get("seed", 0)))
+
+
+def cutoff_at(config: dict[str, Any]) -> int | None:
+    """The run's knowledge cutoff (config.json `cutoff`) in Unix seconds, or None."""
+    cutoff = (config.get("cutoff") or {}).get("cutoff")
+    return utc_seconds(cutoff) if cutoff else None
 
 
 def derive_numbers(run_dir: str | Path, dec: Decomposition | None = None, *, kept: dict[str, Any] | None = None,
@@ -93,12 +101,9 @@ def derive_numbers(run_dir: str | Path, dec: Decomposition | None = None, *, kep
     config = read_json(paths.config)
     old = read_json(paths.analysis)
     kept = _kept(old) if kept is None else kept
-    samples, seed = _draws(config, old)
-    created, scores = [], []
-    for r in read_run_predictions(paths.root):
-        created.append(r.get("created_utc"))
-        scores.append(score_row(r["surfaces"], r["parsed"], dec))
-    metrics = aggregate(scores)
+    samples, seed = draws(config, old)
+    scored = score_rows(read_run_predictions(paths.root), dec)
+    metrics = aggregate(r.score for r in scored)
     analysis = analyse(((r["surfaces"], r["parsed"], r.get("ranked")) for r in read_run_predictions(paths.root)),
                        dec, bootstrap=samples, seed=seed)
     analysis["invalid_shapes"] = invalid_shapes(read_run_predictions(paths.root))
@@ -106,8 +111,15 @@ def derive_numbers(run_dir: str | Path, dec: Decomposition | None = None, *, kep
     analysis["kept_as_answered"] = [k for k in KEPT if k in kept]
     cutoff = (config.get("cutoff") or {}).get("cutoff")
     min_rows = int(config.get("cutoff_min_rows") or LiveFields().cutoff_min_rows)
-    if cutoff:
-        analysis["cutoff"] = cutoff_split(zip(created, scores), utc_seconds(cutoff), min_rows, samples, seed)
+    cut = cutoff_at(config)
+    if cut is not None:
+        analysis["cutoff"] = cutoff_split(((r.created, r.score) for r in scored), cut, min_rows, samples, seed)
+    # what a leaderboard, a page and the report show of the run: docs/evaluation.md
+    analysis["scores"] = window_scores(scored, cut, samples, seed)
+    analysis["span"] = span(scored)
+    analysis["months"] = month_scores(scored, samples, seed)
+    analysis["emotion_words"] = summary(((r["surfaces"], r["parsed"]) for r in read_run_predictions(paths.root)),
+                                        metrics["VRate"])
     if kept.get("probe"):
         facts = kept["probe"]
         analysis["probe"] = {**facts, **summarise(list(read_rows(paths.probe)), facts["settings"]["overlap_words"],

@@ -11,13 +11,19 @@ def _num(value: float | None, fmt: str = "{:.4f}") -> str:
     return "-" if value is None else fmt.format(value)
 
 
-def window_line(config: dict[str, Any]) -> str:
+def window_line(config: dict[str, Any], analysis: dict[str, Any] | None = None) -> str:
+    """The window asked for and, when the run answered fewer rows than it held, what its rows span."""
     w = config.get("window")
     if not w:
-        return "Every row of the split, whenever it was posted."
-    span = " and ".join(s for s in (f"at or after {w['posted_after']}" if w.get("posted_after") else "",
-                                    f"before {w['posted_before']}" if w.get("posted_before") else "") if s)
-    return f"Rows posted {span} (UTC): {config.get('window_rows', '?')} of the split."
+        line = "Every row of the split, whenever it was posted."
+    else:
+        asked = " and ".join(s for s in (f"at or after {w['posted_after']}" if w.get("posted_after") else "",
+                                         f"before {w['posted_before']}" if w.get("posted_before") else "") if s)
+        line = f"Rows posted {asked} (UTC): {config.get('window_rows', '?')} of the split."
+    span, rows, held = (analysis or {}).get("span"), (analysis or {}).get("rows"), config.get("window_rows")
+    if span and rows is not None and held is not None and rows < held:
+        line += f" The run scored {rows} of them, posted {span['first']} to {span['last']}."
+    return line
 
 
 def cutoff_lines(config: dict[str, Any], analysis: dict[str, Any]) -> list[str]:

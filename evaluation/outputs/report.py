@@ -1,5 +1,6 @@
 """A Markdown report with PNG charts for one run: human vs model label frequency (the paper's
-top-label comparison), per-dimension scores, label -> prediction confusions, intervals."""
+top-label comparison), per-dimension scores, label -> prediction confusions, intervals, the
+emotion-word rate, scores per month of posting and per gold word."""
 from __future__ import annotations
 
 import json
@@ -67,6 +68,51 @@ def _interval(lo_hi: list[float] | None) -> str:
     return f"{lo_hi[0]:.4f} to {lo_hi[1]:.4f}" if lo_hi else "-"
 
 
+LABELS_SHOWN = 30  # gold words in the report's table; analysis.json `labels` holds them all
+
+
+def emotion_word_lines(metrics: dict[str, Any], analysis: dict[str, Any]) -> list[str]:
+    """The flag of a run whose answers have the right shape but are mostly not emotion words."""
+    ew = analysis.get("emotion_words") or {}
+    if not ew.get("flagged"):
+        return []
+    others = ", ".join(f"{_cell(w)} ({c})" for w, c in ew["not_emotion_words"])
+    limits = ew["thresholds"]
+    return ["", f"**Answers that are not emotion words.** VRate is {metrics['VRate']:.2f}, so the answers have the "
+                f"right shape, but only {ew['emotion_words']} of {ew['answers']} answered words "
+                f"({ew['EWRate']:.1%}) are words of the vocabulary ({ew['vocabulary']}). The commonest others: {others}. "
+                "VRate counts answers of the right shape, not emotion words found: a model held to a list (structured "
+                "answers) fills it whether or not it found one, and a baseline may answer outside the vocabulary by "
+                f"design (`all-zero`). Flagged at VRate >= {limits['VRate_high']:g} with an emotion-word rate below "
+                f"{limits['EWRate_low']:g} (docs/evaluation.md)."]
+
+
+def month_lines(analysis: dict[str, Any]) -> list[str]:
+    months = analysis.get("months") or {}
+    if not months:
+        return []
+    lines = ["", "## Per month of posting", "",
+             "| month (UTC) | rows | AccL | 95 % interval | F1V | 95 % interval | VRate | EWRate |", "|---|---|---|---|---|---|---|---|"]
+    for m, s in months.items():
+        ci = s["intervals"]
+        lines.append(f"| {m} | {s['rows']} | {s['AccL']:.4f} | {_interval(ci.get('AccL'))} | {s['F1V']:.4f} | "
+                     f"{_interval(ci.get('F1V'))} | {s['VRate']:.4f} | "
+                     f"{'-' if s['EWRate'] is None else format(s['EWRate'], '.4f')} |")
+    return lines
+
+
+def label_lines(analysis: dict[str, Any]) -> list[str]:
+    labels = analysis.get("labels") or []
+    lines = ["Per gold word, commonest first: AccL over its masks, masks of invalid answers, and the model's "
+             "most frequent wrong answers.", "",
+             "| gold word | masks | AccL | invalid | most frequent wrong answers (count) |", "|---|---|---|---|---|"]
+    lines += [f"| {g['gold']} | {g['masks']} | {g['AccL']:.4f} | {g['invalid']} | "
+              f"{', '.join(f'{_cell(p)} ({c})' for p, c in g['wrong']) or '-'} |" for g in labels[:LABELS_SHOWN]]
+    if len(labels) > LABELS_SHOWN:
+        lines += ["", f"{len(labels) - LABELS_SHOWN} more gold words in analysis.json (`labels`)."]
+    return lines
+
+
 def rescored_lines(config: dict[str, Any], analysis: dict[str, Any]) -> list[str]:
     """What a takedown took out of the run, and what it did to the metrics (config.json `takedowns`)."""
     record = config.get("takedowns")
@@ -109,7 +155,7 @@ def write_report(run_dir: str | Path) -> Path:
         f"# Evaluation report: {config['predictor']} ({config.get('setting', '-')}"
         f"{', ' + config['model'] if config.get('model') else ''})", "",
         f"Release `{config['release']}`, split `{config['split']}`, run `{config.get('run_id', run.name)}`, "
-        f"{metrics['rows']} rows, {metrics['masks']} masks. {window_line(config)}", "",
+        f"{metrics['rows']} rows, {metrics['masks']} masks. {window_line(config, analysis)}", "",
         "| metric | value | 95 % interval |", "|---|---|---|",
     ]
     if speed := analysis.get("throughput"):
@@ -117,10 +163,16 @@ def write_report(run_dir: str | Path) -> Path:
                         f"{speed['new_completion_tokens_per_s']:.1f} new answer tokens/s.", ""]
     for m, value in (*((m, metrics[m]) for m in ("AccL", "AccV", "F1V", "VRate")), ("Hamming", analysis["Hamming"])):
         lines.append(f"| {m} | {value:.4f} | {_interval(ci.get(m))} |")
+    ew = analysis.get("emotion_words") or {}
+    if ew:
+        rate = "-" if ew["EWRate"] is None else f"{ew['EWRate']:.4f}"
+        lines.append(f"| EWRate: answered words that are emotion words (vocabulary {ew['vocabulary']}) | {rate} | - |")
     lines.append(f"| canonical accuracy ({analysis['canonical_mapping']}) | {analysis['canonical_accuracy']:.4f} | - |")
     for k, v in (analysis.get("top_k") or {}).items():
         lines.append(f"| top-{k} accuracy | {v:.4f} | - |")
-    lines += rescored_lines(config, analysis) + cutoff_lines(config, analysis) + probe_lines(analysis)
+    lines += emotion_word_lines(metrics, analysis)
+    lines += rescored_lines(config, analysis) + cutoff_lines(config, analysis) + month_lines(analysis)
+    lines += probe_lines(analysis)
     shapes = analysis.get("invalid_shapes") or []
     if shapes:
         lines += ["", "## Invalid answers", "",
@@ -139,12 +191,9 @@ def write_report(run_dir: str | Path) -> Path:
     for d in DIMS:
         s = analysis["per_dimension"][d]
         lines.append(f"| {d} | {s['precision']:.3f} | {s['recall']:.3f} | {s['f1']:.3f} | {s['support']} |")
-    lines += ["", "![per-dimension scores](per_dimension.png)", "", "## Confusions", "",
-              "Most frequent human labels and what the model said instead:", "",
-              "| human label | model predictions (count) |", "|---|---|"]
-    for gold, preds in analysis["label_confusions"].items():
-        lines.append(f"| {gold} | {', '.join(f'{p} ({c})' for p, c in preds) or '-'} |")
-    lines += ["", "| human | model | count |", "|---|---|---|"]
+    lines += ["", "![per-dimension scores](per_dimension.png)", "", "## Confusions", "", *label_lines(analysis),
+              "", "The most frequent pairs of a human label and a different answer:", "",
+              "| human | model | count |", "|---|---|---|"]
     lines += [f"| {c['gold']} | {c['predicted']} | {c['count']} |" for c in analysis["confusions"]]
     md = paths.report
     md.write_text("\n".join(lines) + "\n")

@@ -1,4 +1,5 @@
-"""Stored evaluation runs: list them, find one by id (or unique prefix, or path), rank them.
+"""Stored evaluation runs: list them, find one by id (or unique prefix, or path), pick the ones a
+leaderboard shows (evaluation/outputs/board.py scores them).
 
 Only complete runs (config status "complete" and a metrics.json) are listed; failed or
 interrupted runs stay on disk for inspection but never reach a leaderboard. The leaderboard marks
@@ -8,16 +9,26 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from common.errors import UserError
 from evaluation.live.window import Window
+from schemas.config import utc_seconds
 from warehouse.layout import EvaluationPaths, Warehouse
 from warehouse.ledgers.withdrawn import withdrawal
 
-COLUMNS = ("AccL", "AccV", "F1V", "VRate")
+DAY = 86400
+
+
+def covered(asked: Window, span: dict[str, str]) -> Window:
+    """The window a run's rows span: from the day of its first row to the end of the day of its last,
+    inside the window it asked for."""
+    first, last = utc_seconds(span["first"]), utc_seconds(span["last"])
+    after, before = first - first % DAY, last - last % DAY + DAY
+    return Window(after if asked.after is None else max(after, asked.after),
+                  before if asked.before is None else min(before, asked.before))
 
 
 @dataclass(frozen=True)
@@ -27,6 +38,7 @@ class StoredRun:
     config: dict[str, Any]
     metrics: dict[str, Any]
     withdrawn: dict[str, Any] | None = None  # the withdrawal record of the run's release, when the board read it
+    analysis: dict[str, Any] = field(default_factory=dict)
 
     @property
     def rescored(self) -> dict[str, Any] | None:
@@ -52,9 +64,22 @@ class StoredRun:
                 c.get("prompt_variant") or "-", str(c.get("temperature")), self.window.label)
 
     @property
-    def window(self) -> Window:
-        """The rows' posting window the run scored (runs stored before windows scored every row)."""
+    def asked(self) -> Window:
+        """The posting window the run was asked to score (runs stored before windows: every row)."""
         return Window.from_json(self.config.get("window"))
+
+    @property
+    def cut(self) -> bool:
+        """The run answered fewer rows than its window held (`--limit`, a sample): its rows say which."""
+        answered = int(self.metrics.get("rows", 0)) + int((self.rescored or {}).get("rows_removed", 0))
+        held = self.config.get("window_rows")
+        return answered < held if held is not None else self.config.get("limit") is not None
+
+    @property
+    def window(self) -> Window:
+        """The window the run covered: the one asked, or what its rows span when fewer were answered."""
+        span = self.analysis.get("span")
+        return covered(self.asked, span) if self.cut and span else self.asked
 
     @property
     def setting_label(self) -> str:
@@ -81,7 +106,11 @@ def load_run(path: Path) -> StoredRun | None:
         return None
     if config.get("status", "complete") != "complete":
         return None
-    run = StoredRun(path.name, path, config, metrics)
+    try:
+        analysis = json.loads(EvaluationPaths(path).analysis.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        analysis = {}
+    run = StoredRun(path.name, path, config, metrics, analysis=analysis)
     try:
         run.window
     except ValueError as exc:
@@ -130,15 +159,13 @@ def _withdrawal(warehouse: Warehouse, release_id: str) -> dict[str, Any] | None:
 
 
 def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | None = None,
-                latest_only: bool = True, window: Window | None = None, hide_withdrawn: bool = False) -> list[StoredRun]:
-    """Runs for the table, best AccV first; by default the latest run per predictor/setting/model
-    and window (a setting's prompt variant and temperature count as part of it). `window`: only runs
-    that scored no row outside it. Each run knows whether its release was withdrawn; `hide_withdrawn`
-    leaves those runs out."""
+                latest_only: bool = True, hide_withdrawn: bool = False) -> list[StoredRun]:
+    """The runs a leaderboard shows: by default the latest run per predictor/setting/model and
+    window covered (a setting's prompt variant and temperature count as part of it). Each run knows
+    whether its release was withdrawn; `hide_withdrawn` leaves those runs out."""
     runs = [replace(r, withdrawn=_withdrawal(warehouse, r.config.get("release", ""))) for r in list_runs(warehouse)
             if (release is None or r.config.get("release") == release or r.config.get("release", "").endswith("/" + release))
-            and (split is None or r.config.get("split") == split)
-            and (window is None or r.window.within(window))]
+            and (split is None or r.config.get("split") == split)]
     if hide_withdrawn:
         runs = [r for r in runs if r.withdrawn is None]
     if latest_only:
@@ -146,22 +173,4 @@ def leaderboard(warehouse: Warehouse, release: str | None = None, split: str | N
         for r in sorted(runs, key=lambda r: r.config.get("created", "")):
             latest[r.key] = r
         runs = list(latest.values())
-    return sorted(runs, key=lambda r: (r.config.get("release", ""), r.config.get("split", ""), -r.metrics.get("AccV", 0.0)))
-
-
-def format_table(runs: list[StoredRun], fmt: str = "text") -> str:
-    """Rows like the paper's Table 3: predictor / setting / model, then AccL AccV F1V VRate, the
-    run's marks (`notes`: a withdrawn release, a rescored run; JSON also gives them as `withdrawn` and
-    `rescored`) and the window of posting dates it scored (`all`: every row of the split)."""
-    head = ["release", "split", "predictor", "setting", "model", "rows", *COLUMNS, "notes", "window", "run"]
-    body = [[r.config.get("release", ""), r.config.get("split", ""), r.config.get("predictor", ""),
-             r.setting_label, r.config.get("model", "") or "-", str(r.metrics.get("rows", "")),
-             *(f"{r.metrics.get(c, 0.0):.4f}" for c in COLUMNS), r.notes, r.window.label, r.run_id] for r in runs]
-    if fmt == "json":
-        return json.dumps([{**dict(zip(head, row)), "withdrawn": r.withdrawn, "rescored": r.rescored}
-                           for r, row in zip(runs, body)], indent=2)
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in body])
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    return "\n".join("  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in [head, *body])
+    return runs

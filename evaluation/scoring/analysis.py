@@ -3,7 +3,8 @@ per-dimension precision/recall/F1, label -> prediction confusions, label distrib
 
 Conventions: like AccL/AccV, Hamming, canonical and top-k accuracy divide by ALL masks (a mask of
 an invalid row scores 0); per-dimension scores, confusions and the model's label distribution use
-the masks of valid rows, where a prediction exists to compare.
+the masks of valid rows, where a prediction exists to compare. Per gold word (`labels`), AccL divides
+by all of its masks too, and its wrong answers are those of valid rows.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from evaluation.scoring.metrics import score_row
 from evaluation.scoring.stats import bootstrap_intervals
 
 TOP_K = (1, 3, 5)
+TOP_WRONG = 5  # the most frequent wrong answers shown per gold word
 Row = tuple[list[str], list[str] | None, list[list[str]] | None]
 
 
@@ -57,6 +59,18 @@ def distribution(counts: Counter[str], top: int) -> dict[str, Any]:
             "top_share": most[0][1] / total if total else 0.0, "top": [[w, c] for w, c in most]}
 
 
+def per_gold(human: Counter[str], hits: Counter[str], invalid: Counter[str],
+             pairs: Counter[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Per gold word, commonest first: its masks, AccL, masks of invalid rows and its most frequent
+    wrong answers (ties in word order, so the same rows always list the same words)."""
+    wrong: dict[str, dict[str, int]] = {}
+    for (g, p), c in pairs.items():
+        wrong.setdefault(g, {})[p] = c
+    return [{"gold": g, "masks": n, "hits": hits[g], "AccL": hits[g] / n, "invalid": invalid[g],
+             "wrong": [[p, c] for p, c in sorted(wrong.get(g, {}).items(), key=lambda pc: (-pc[1], pc[0]))[:TOP_WRONG]]}
+            for g, n in sorted(human.items(), key=lambda gc: (-gc[1], gc[0]))]
+
+
 def analyse(rows: Iterable[Row], dec: Decomposition, top_labels: int = 15, top_confusions: int = 20,
             bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
     """All extended measures in one streaming pass over (gold, parsed, ranked) rows."""
@@ -64,6 +78,8 @@ def analyse(rows: Iterable[Row], dec: Decomposition, top_labels: int = 15, top_c
     human: Counter[str] = Counter()
     model: Counter[str] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
+    gold_hits: Counter[str] = Counter()
+    gold_invalid: Counter[str] = Counter()
     dim_tp, dim_fp, dim_fn = np.zeros(len(DIMS)), np.zeros(len(DIMS)), np.zeros(len(DIMS))
     topk_hits = Counter()
     ranked_rows = canonical_hits = 0
@@ -83,7 +99,11 @@ def analyse(rows: Iterable[Row], dec: Decomposition, top_labels: int = 15, top_c
                 model[p.strip().lower()] += 1
                 if g.strip().lower() != p.strip().lower():
                     pairs[(g.strip().lower(), p.strip().lower())] += 1
+                else:
+                    gold_hits[g.strip().lower()] += 1
                 canonical_hits += canon(g) == canon(p)
+        else:
+            gold_invalid.update(golds)
         if ranked is not None and len(ranked) == len(gold):
             ranked_rows += 1
             for g, cands in zip(golds, ranked):
@@ -103,10 +123,6 @@ def analyse(rows: Iterable[Row], dec: Decomposition, top_labels: int = 15, top_c
         rec = tp / (tp + fn) if tp + fn else 0.0
         per_dim[dim] = {"precision": float(prec), "recall": float(rec),
                         "f1": float(2 * prec * rec / (prec + rec)) if prec + rec else 0.0, "support": int(tp + fn)}
-    by_gold: dict[str, list[list[Any]]] = {}
-    for label, _ in human.most_common(10):
-        preds = Counter({p: c for (g, p), c in pairs.items() if g == label})
-        by_gold[label] = [[p, c] for p, c in preds.most_common(3)]
     shown = [w for w, _ in human.most_common(top_labels)]
     shown += [w for w, _ in model.most_common(top_labels) if w not in shown]
     return {
@@ -119,7 +135,7 @@ def analyse(rows: Iterable[Row], dec: Decomposition, top_labels: int = 15, top_c
         "top_k": ({str(k): topk_hits[k] / masks for k in TOP_K} if ranked_rows == n_rows and masks else None),
         "per_dimension": per_dim,
         "confusions": [{"gold": g, "predicted": p, "count": c} for (g, p), c in pairs.most_common(top_confusions)],
-        "label_confusions": by_gold,
+        "labels": per_gold(human, gold_hits, gold_invalid, pairs),
         "label_frequency": [{"label": w, "human": human[w], "model": model[w]} for w in shown],
         "distribution": {"human": distribution(human, top_labels), "model": distribution(model, top_labels),
                          "jensen_shannon_bits": jensen_shannon(human, model)},

@@ -74,7 +74,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]) -> int:  # Warehouse, BuildPlan
-    from evaluation.outputs.runs import format_table, leaderboard
+    from evaluation.outputs.board import board_rows, format_board
+    from evaluation.outputs.runs import leaderboard
     from pipeline.plan import BuildRequest, plan_build
     from flows.build import build_flow
     from flows.evaluate import evaluate_flow
@@ -113,7 +114,7 @@ def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]
     print(f"card:     {card['readme']}")
     print(f"scores:   most-frequent on test: {json.dumps(runs['most-frequent']['metrics'])}")
     print("leaderboard (test split):")
-    print(format_table(leaderboard(wh, release_id, "test", latest_only=True), "text"))
+    print(format_board(board_rows(leaderboard(wh, release_id, "test", latest_only=True)), "text"))
     return 0
 
 

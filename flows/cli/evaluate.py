@@ -225,7 +225,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from evaluation.outputs.runs import format_table, leaderboard
+    from evaluation.outputs.board import board_rows, format_board
+    from evaluation.outputs.runs import leaderboard
     from warehouse.layout import Warehouse
 
     from evaluation.live.window import Window
@@ -236,11 +237,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                lambda key: "--" + key.replace("_", "-"))
     window = Window.parse(args.posted_after or "", args.posted_before or "")
     runs = leaderboard(Warehouse.at(args.warehouse), args.release, args.split, latest_only=not args.all,
-                       window=None if window.everything else window, hide_withdrawn=args.hide_withdrawn)
-    if not runs:
-        raise InputError("no complete runs" + ("" if window.everything else f" within the window {window.label}")
+                       hide_withdrawn=args.hide_withdrawn)
+    rows = board_rows(runs, window)  # each run on the rows of the window it answered, from its stored answers
+    if not rows:
+        raise InputError("no complete runs" + ("" if window.everything else
+                                               f" within the window {window.label}: none answered a row posted in it")
                          + " (run `express evaluate` first)")
-    print(format_table(runs, args.format))
+    print(format_board(rows, args.format))
     return 0
 
 
@@ -331,14 +334,15 @@ def register(sub: Any) -> None:
     warehouse_arg(e)
     e.set_defaults(func=cmd_export_lm_eval)
 
-    p = sub.add_parser("leaderboard", help="table of stored runs (AccL AccV F1V VRate), like the paper's Table 3")
+    p = sub.add_parser("leaderboard", help="table of stored runs (AccL AccV F1V VRate EWRate, intervals, cutoffs), "
+                                           "like the paper's Table 3")
     p.add_argument("--release", help="only runs on this release (DATASET/VERSION or VERSION)")
     p.add_argument("--split")
     p.add_argument("--all", action="store_true", help="every run, not just the latest per predictor/setting/model/window")
-    p.add_argument("--posted-after", help="only runs that scored no row posted before DATE (UTC)")
-    p.add_argument("--posted-before", help="only runs that scored no row posted at or after DATE (UTC)")
+    p.add_argument("--posted-after", help="score each run on the rows it answered posted at or after DATE (UTC)")
+    p.add_argument("--posted-before", help="score each run on the rows it answered posted before DATE (UTC)")
     p.add_argument("--hide-withdrawn", action="store_true", help="leave out runs on a withdrawn release")
-    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
     warehouse_arg(p)
     p.set_defaults(func=cmd_leaderboard)
 

@@ -46,7 +46,14 @@ def test_per_dimension_precision_recall_f1_over_valid_masks(result):
 def test_confusions_pair_human_labels_with_what_the_model_said(result):
     pairs = {(c["gold"], c["predicted"]): c["count"] for c in result["confusions"]}
     assert pairs == {("happy", "glad"): 1, ("angry", "sad"): 1}
-    assert result["label_confusions"]["angry"] == [["sad", 1]]
+
+
+
+def test_per_gold_word_accl_counts_invalid_masks_and_lists_the_wrong_answers(result):
+    assert result["labels"] == [
+        {"gold": "sad", "masks": 2, "hits": 1, "AccL": 0.5, "invalid": 1, "wrong": []},  # the invalid row's mask
+        {"gold": "angry", "masks": 1, "hits": 0, "AccL": 0.0, "invalid": 0, "wrong": [["sad", 1]]},
+        {"gold": "happy", "masks": 1, "hits": 0, "AccL": 0.0, "invalid": 0, "wrong": [["glad", 1]]}]
 
 
 def test_distribution_measures_entropy_top_share_and_jensen_shannon(result):

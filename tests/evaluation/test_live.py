@@ -12,6 +12,7 @@ import pytest
 from evaluation.predictors.base import PredictorOptions
 from evaluation.live.probe import check_alignment
 from evaluation.live.probe_models import LogprobsUnavailable, ServerProbeModel
+from evaluation.live.window import iso
 from flows.cli import main
 from schemas.config import utc_seconds
 from tests.evaluation.conftest import read_run_file as read
@@ -85,11 +86,13 @@ def test_a_real_model_scored_on_one_month_stores_its_window_which_the_leaderboar
     code, board, err = cli(capsys, "leaderboard", "--warehouse", two_months["warehouse"], "--format", "json",
                            "--posted-after", FEB)
     windows = {row["run"]: row["window"] for row in board}
-    assert windows[run["run_id"]] == windows[base["run_id"]] == f"{FEB}.."
+    first, last = min(p["created_utc"] for p in preds), max(p["created_utc"] for p in preds)
+    spanned = f"{iso(max(utc_seconds(FEB), first - first % 86400))}..{iso(last - last % 86400 + 86400)}"
+    assert windows[run["run_id"]] == spanned and windows[base["run_id"]] == f"{FEB}.."  # --limit: its rows' days
     code, _, err = cli(capsys, "leaderboard", "--warehouse", two_months["warehouse"], "--posted-before", FEB)
     assert code == 2 and "no complete runs within the window" in err
     code, text, err = cli(capsys, "compare", base["run_id"], run["run_id"], "--warehouse", two_months["warehouse"])
-    assert code == 0 and f"{run['run_id']}  (window {FEB}..)" in text and f"{base['run_id']}  (window {FEB}..)" in text
+    assert code == 0 and f"{run['run_id']}  (window {spanned})" in text and f"{base['run_id']}  (window {FEB}..)" in text
     assert "paired rows: 3 " in text
 
 

@@ -102,7 +102,7 @@ def test_a_plugin_from_a_temporary_package_runs_through_evaluate_and_reaches_the
     board = {row["run"]: row for row in json.loads(capsys.readouterr().out)}
     for ref, out in runs.items():
         assert board[out["run_id"]]["predictor"] == ref
-        assert board[out["run_id"]]["AccL"] == f"{out['AccL']:.4f}"
+        assert board[out["run_id"]]["AccL"] == out["AccL"]
 
 
 def test_a_plugin_class_without_predict_is_refused_with_the_reason(plugin_site, tiny_release, capsys):

@@ -1,5 +1,5 @@
 """Time windows (docs/live.md): a run scores only the rows posted in its window and stores it; the
-leaderboard shows and filters by it, compare names both; a bad or empty window stops the command in
+leaderboard shows it and scores each run on the rows of a window asked for, compare names both; a bad or empty window stops the command in
 one line before any work or request. The tiny release's post i was posted at 1700000000 + i s."""
 import json
 import shutil
@@ -45,20 +45,23 @@ def test_a_run_scores_only_the_rows_posted_in_its_window_and_stores_the_window(t
     assert run.window == f"{at(20)}..{at(40)}"
 
 
-def test_the_leaderboard_shows_each_runs_window_and_keeps_only_runs_inside_a_window_asked_for(tiny_release, capsys):
+def test_the_leaderboard_shows_each_runs_window_and_scores_the_runs_that_answered_rows_of_a_window_asked_for(
+        tiny_release, capsys):
     runs = {"all": window_run(tiny_release), "early": window_run(tiny_release, at(0), at(24)),
             "late": window_run(tiny_release, at(24))}
 
-    def board(*flags: str) -> dict[str, str]:
+    def board(*flags: str) -> dict[str, dict]:
         assert main(["leaderboard", "--warehouse", tiny_release["warehouse"], "--format", "json", *flags]) == 0
-        return {row["run"]: row["window"] for row in json.loads(capsys.readouterr().out)}
+        return {row["run"]: row for row in json.loads(capsys.readouterr().out)}
 
     shown = board()  # the latest run per predictor and window: all three
-    assert {shown[r.run_id] for r in runs.values()} == {"all", f"{at(0)}..{at(24)}", f"{at(24)}.."}
-    late = board("--posted-after", at(24))
-    assert runs["late"].run_id in late and runs["early"].run_id not in late and runs["all"].run_id not in late
+    assert {shown[r.run_id]["window"] for r in runs.values()} == {"all", f"{at(0)}..{at(24)}", f"{at(24)}.."}
+    late = board("--posted-after", at(24))  # the whole-split run counts with its rows of the window
+    assert runs["late"].run_id in late and runs["early"].run_id not in late and runs["all"].run_id in late
+    assert late[runs["all"].run_id]["rows"] == runs["late"].metrics["rows"] == late[runs["late"].run_id]["rows"]
     early = board("--posted-before", at(24))
-    assert runs["early"].run_id in early and runs["late"].run_id not in early and runs["all"].run_id not in early
+    assert runs["early"].run_id in early and runs["late"].run_id not in early and runs["all"].run_id in early
+    assert early[runs["all"].run_id]["rows"] == runs["early"].metrics["rows"]
     assert main(["leaderboard", "--warehouse", tiny_release["warehouse"]]) == 0
     head = capsys.readouterr().out.splitlines()[0].split()
     assert head[-2:] == ["window", "run"]
