@@ -102,13 +102,14 @@ def test_an_export_over_a_readme_without_card_metadata_keeps_its_text_and_says_n
     with no library warning about a missing metadata block (issue 65)."""
     from huggingface_hub import DatasetCard
 
+    from warehouse.layout import CardPaths
     from warehouse.pages.card import export_card
 
     out = tmp_path / "card"
     out.mkdir()
     (out / "README.md").write_text("# Our benchmark\n\nWritten by hand.\n")
     with caplog.at_level(logging.INFO):
-        export_card(demo_release, out)
+        export_card(demo_release, CardPaths(out))
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
     card = DatasetCard.load(out / "README.md")
     assert card.data.configs and "Written by hand." in card.text and "## Curation" in card.text
