@@ -205,9 +205,10 @@ def _build_only(dump: str, warehouse: str, workers: str, shard_lines: str, resul
 
     runtime.process_start()
     plan = plan_build(BuildRequest(warehouse, [dump], config, int(shard_lines), workers=int(workers)))
-    with runtime.session():
+    with runtime.session() as wait_for_api:
         from flows.build import build_flow
 
+        wait_for_api()
         built = build_flow(plan).to_dict()
     Path(result).write_text(json.dumps(built, default=str))
     return 0

@@ -2,6 +2,7 @@
 imported (and inherited by the processes a command starts). A variable the user set wins."""
 from __future__ import annotations
 
+import logging
 import os
 
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
@@ -16,11 +17,17 @@ DEFAULTS = {
 # command prints the reason in one line instead (unless --debug).
 QUIET_RUN_LOGS = {"PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "CRITICAL",
                   "PREFECT_LOGGING_LOGGERS_PREFECT_TASK_RUNS_LEVEL": "CRITICAL"}
+# Prefect's senders of events and logs warn "Still processing items" while a command's last events
+# go out as it exits: a library's note about its own queue, not about the command's work.
+QUIET_LOGGERS = ("EventsWorker", "APILogWorker")
 
 
 def set_defaults(quiet_runs: bool = False) -> None:
-    """The defaults above; `quiet_runs` leaves failures to the command's one-line message."""
+    """The defaults above; `quiet_runs` leaves failures to the command's one-line message and keeps
+    the libraries' notes about themselves out of its output."""
     for key, value in {**OFFLINE, **DEFAULTS}.items():
         os.environ.setdefault(key, value)
     if quiet_runs:
         os.environ.update(QUIET_RUN_LOGS)
+        for name in QUIET_LOGGERS:
+            logging.getLogger(name).setLevel(logging.ERROR)

@@ -20,17 +20,18 @@ class ConfigError(UserError, ValueError):
 
 
 def option(default: Any, help: str, *, bounds: tuple[float | None, float | None] | None = None, flag: str = "",
-           sweep: bool = True, omit_default: bool = False) -> Any:
+           sweep: bool = True, omit_default: bool = False, recorded: bool = True) -> Any:
     """One recipe key declared once: its type (from the default), default, range and help together.
     A number needs `bounds` (lowest, highest; inclusive, None unbounded), which the loader and the
     CLI flags that override it check. A key of [evaluate] is also a flag of `express evaluate`
     (`flag` names it otherwise) and of `express sweep` unless `sweep=False` (the sweep has list
     flags of its own for it); its help may name {predictors}, {settings} and {variants}, filled in
-    by the CLI. `omit_default`: recorded in the recipe a run and a manifest keep only when set."""
+    by the CLI. `omit_default`: recorded in the recipe a run and a manifest keep only when set;
+    `recorded=False`: never recorded there."""
     if isinstance(default, (int, float)) and not isinstance(default, bool) and bounds is None:
         raise TypeError(f"a number option (default {default!r}) needs its bounds=(lowest, highest)")
     return field(default=default, metadata={"help": help, "bounds": bounds or (None, None), "flag": flag,
-                                            "sweep": sweep, "omit_default": omit_default})
+                                            "sweep": sweep, "omit_default": omit_default, "recorded": recorded})
 
 
 @dataclass(frozen=True)
@@ -308,6 +309,9 @@ class OrchestrateConfig:
     sync_takedowns: bool = option(False, "the weekly rebuild first asks Reddit which posts of the latest release "
                                          "are gone and, when any is, applies the takedowns after it "
                                          "(docs/takedowns.md)", omit_default=True)
+    prefect_api_url: str = option("", "the Prefect API the recipe's commands report to where PREFECT_API_URL names "
+                                      "none (docs/runtime.md); never recorded: where runs are reported changes "
+                                      "nothing they compute", recorded=False)
 
 
 @dataclass(frozen=True)
@@ -330,7 +334,8 @@ class Recipe:
             value = getattr(self, f.name)
             if is_dataclass(value):
                 out[f.name] = {k.name: _plain(getattr(value, k.name)) for k in fields(value)
-                               if not (k.metadata.get("omit_default") and getattr(value, k.name) == k.default)}
+                               if k.metadata.get("recorded", True)
+                               and not (k.metadata.get("omit_default") and getattr(value, k.name) == k.default)}
         return out
 
 
@@ -492,6 +497,9 @@ def validate(recipe: Recipe, where: str) -> None:
     if not 0 < sg.group_tokens < sg.max_tokens or sg.half_window <= 0:
         raise ConfigError(f"{where} [segment]: need 0 < group_tokens < max_tokens and half_window > 0")
     check_live(recipe.evaluate, lambda key: f"{where} [evaluate] {key}")
+    api = recipe.orchestrate.prefect_api_url
+    if api and not api.startswith(("http://", "https://")):
+        raise ConfigError(f"{where} [orchestrate]: prefect_api_url must be an http(s) URL, got {api!r}")
 
 
 _NOTED: set[str] = set()  # the notes printed in this process

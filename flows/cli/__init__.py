@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     set_defaults(quiet_runs=not debug)
     if not debug:
         warnings.simplefilter("ignore", DeprecationWarning)  # libraries' notes to their developers
+        # a library's coroutine left unawaited as a flow ends (express's own code has none)
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
     try:
         runtime.check()
         return int(args.func(args) or 0)

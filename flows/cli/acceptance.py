@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import USER_ERROR
+from flows.reported import reported
 
 DEFAULT_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "express-reference" / "segments_dev.jsonl"
 
 
+@reported("express-train-acceptance")
 def cmd_train(args: argparse.Namespace) -> int:
     from extractors import acceptance_training as tr
     from extractors.acceptance import DATA_DIR, OFF, model_from_dict

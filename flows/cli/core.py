@@ -4,11 +4,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from flows import runtime
+from flows import prefect_api, runtime
 from flows.cli.errors import recipe_number, whole_number
+from flows.reported import reported
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = REPO / "configs" / "demo.toml"
@@ -63,15 +65,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     wh = Warehouse.at(args.warehouse)
     workdir = Path(args.workdir) if args.workdir else wh.inputs_dir("demo")
-    first, second = demo_months(args.posts)
-    dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
-    print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
-    plan = plan_build(BuildRequest(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0))
-    with runtime.session():
-        return _demo(wh, plan, dumps)
+    with runtime.session() as wait_for_api:  # the temporary API starts while the corpus is written
+        first, second = demo_months(args.posts)
+        dumps = [str(write_demo_dump(workdir, first)), str(write_demo_dump(workdir, second))]
+        print(f"demo corpus: {dumps[0]}, then {dumps[1]}")
+        plan = plan_build(BuildRequest(wh.root, dumps[:1], str(DEMO_CONFIG), workers=0))
+        return _demo(wh, plan, dumps, wait_for_api)
 
 
-def _demo(wh: Any, plan: Any, dumps: list[str]) -> int:  # wh: Warehouse, plan: BuildPlan
+def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]) -> int:  # Warehouse, BuildPlan
     from evaluation.outputs.board import board_rows, format_board
     from evaluation.outputs.runs import leaderboard
     from pipeline.plan import BuildRequest, plan_build
@@ -82,6 +84,7 @@ def _demo(wh: Any, plan: Any, dumps: list[str]) -> int:  # wh: Warehouse, plan: 
     from warehouse.releases.diff import diff_releases
     from warehouse.releases.release import Release
 
+    wait_for_api()
     build_flow(plan)
     rebuilt = rebuild_flow(plan_build(BuildRequest(wh.root, dumps, str(DEMO_CONFIG), workers=0)))
     release_id = rebuilt.release.release_id if rebuilt.release else str(rebuilt.parent)  # up to date: the latest
@@ -116,21 +119,26 @@ def _demo(wh: Any, plan: Any, dumps: list[str]) -> int:  # wh: Warehouse, plan: 
 
 
 def build_plan(args: argparse.Namespace, scrape: bool = False, watch: bool = False):  # -> BuildPlan
-    """The build the command line asks for, checked before any flow starts (pipeline/plan.py)."""
+    """The build the command line asks for, checked before any flow starts (pipeline/plan.py); the
+    recipe's Prefect API, if it names one, is the command's."""
     from pipeline.plan import BuildRequest, plan_build
 
-    return plan_build(BuildRequest(args.warehouse, args.input or [], args.config, args.shard_lines,
+    plan = plan_build(BuildRequest(args.warehouse, args.input or [], args.config, args.shard_lines,
                                    getattr(args, "run_id", None), getattr(args, "resume", None), args.workers,
                                    args.dask_address, getattr(args, "praw_query", None) or (), scrape=scrape,
                                    watch=watch))
+    prefect_api.from_recipe(plan.recipe.orchestrate.prefect_api_url)
+    return plan
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    """The one build: sharded and resumable; in this process for one shard's work, else on Dask."""
+    """The one build: sharded and resumable; in this process for one shard's work, else on Dask.
+    Its temporary API starts once the request is checked, while the build's code loads."""
     plan = build_plan(args)
-    with runtime.session(temporary_api=not plan.dask_address):
+    with runtime.session(temporary_api=not plan.dask_address) as wait_for_api:
         from flows.build import build_flow
 
+        wait_for_api()
         print(build_flow(plan).release.manifest)
     return 0
 
@@ -162,6 +170,7 @@ def build_arguments(p: argparse.ArgumentParser, rebuild: bool = False) -> None:
     warehouse_arg(p)
 
 
+@reported("express-extract")
 def cmd_extract(args: argparse.Namespace) -> int:
     from extractors.jsonl import extract_jsonl
 
@@ -181,6 +190,7 @@ def _record_outside(warehouse: str | None, path: str, command: str) -> None:
         record_export(wh, path, command)
 
 
+@reported("express-scrub")
 def cmd_scrub(args: argparse.Namespace) -> int:
     """The release's PII scrubber (the recipe's [privacy] switches) over a JSONL of {id, text}."""
     from privacy.scrub_file import scrub_jsonl

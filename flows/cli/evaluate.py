@@ -12,9 +12,10 @@ from dataclasses import fields
 from typing import Any
 
 from common.errors import USER_ERROR, InputError
-from flows import runtime
+from flows import prefect_api
 from flows.cli.core import force_arg, refuse_withdrawn_release, warehouse_arg
 from flows.cli.errors import recipe_number, whole_number
+from flows.reported import reported
 from schemas.config import EvaluateConfig, LiveFields
 
 # The fields the run reads itself; every other [evaluate] field is a predictor option. The window,
@@ -66,6 +67,7 @@ def _decomposition(path: str | None) -> Any:
     return load_decomposition(path) if path else default_decomposition()
 
 
+@reported("express-score")
 def cmd_score(args: argparse.Namespace) -> int:
     from evaluation.scoring.score_file import score_file
 
@@ -76,11 +78,13 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """(run settings, predictor options) from the flags, else the recipe's [evaluate]; no key in either.
-    The window, cutoff and probe fields are checked here, so a bad one stops the command before any work."""
+    The window, cutoff and probe fields are checked here, so a bad one stops the command before any work.
+    The recipe's Prefect API, if it names one, is the command's."""
     from evaluation.predictors.answers import check_mode
     from schemas.config import check_live, load_recipe
 
     recipe = load_recipe(args.config)
+    prefect_api.from_recipe(recipe.orchestrate.prefect_api_url)
     cfg = recipe.evaluate
     given = {f.name: getattr(args, f.name, None) for f in fields(cfg)}
     values = {k: getattr(cfg, k) if v is None else v for k, v in given.items()}
@@ -152,10 +156,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from flows.evaluate import evaluate_flow
 
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
-    with runtime.session():
-        out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                            run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report,
-                            run["live"])
+    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                        run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report,
+                        run["live"])
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"window": out["window"]} if out.get("window") else {}),
                       **({"report": out["report"]} if out.get("report") else {})}))
@@ -182,6 +185,7 @@ def vrate_hint(run_path: str, vrate: float, answers: str) -> str:
     return f"only {vrate:.0%} of answers were lists of as many words as masks{seen}; {remedy} (run report: Invalid answers)"
 
 
+@reported("express-export-lm-eval")
 def cmd_export_lm_eval(args: argparse.Namespace) -> int:
     from evaluation.outputs.lm_eval_export import export_lm_eval
     from warehouse.layout import Warehouse
@@ -217,9 +221,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from flows.evaluate import sweep_flow
 
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
-    with runtime.session():
-        runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                          [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"], run["live"])
+    runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
+                      [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"], run["live"])
     print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 
@@ -247,6 +250,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-site")
 def cmd_site(args: argparse.Namespace) -> int:
     from evaluation.outputs.site import write_site
     from pipeline.release_docs import write_report
@@ -260,6 +264,7 @@ def cmd_site(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-compare")
 def cmd_compare(args: argparse.Namespace) -> int:
     from evaluation.outputs.compare import compare_runs, format_comparison
     from evaluation.outputs.runs import find_run
@@ -271,6 +276,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-agreement")
 def cmd_agreement(args: argparse.Namespace) -> int:
     from evaluation.scoring.agreement import agreement
 
@@ -288,6 +294,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-eval-report")
 def cmd_report(args: argparse.Namespace) -> int:
     from evaluation.outputs.report import write_report
     from evaluation.run_numbers import derive_numbers

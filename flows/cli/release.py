@@ -54,18 +54,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from pipeline.release_docs import write_report
-    from warehouse.layout import Warehouse
+    from flows.release_flows import report_flow
 
-    print(write_report(Warehouse.at(args.warehouse), args.release, args.out))
+    print(report_flow(args.warehouse, args.release, args.out))
     return 0
 
 
 def cmd_card(args: argparse.Namespace) -> int:
-    from pipeline.release_docs import write_card
-    from warehouse.layout import Warehouse
+    from flows.release_flows import card_flow
 
-    print(write_card(Warehouse.at(args.warehouse), args.release, args.out, args.url or "")["readme"])
+    print(card_flow(args.warehouse, args.release, args.out, args.url or "")["readme"])
     return 0
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from common.errors import USER_ERROR
 from flows.cli.core import force_arg, refuse_withdrawn_release, warehouse_arg
 from flows.cli.errors import whole_number
+from flows.reported import reported
 
 
 def _release(args: argparse.Namespace, command: str):
@@ -54,6 +55,7 @@ def _queue(args: argparse.Namespace, command: str):
     return wh, rel, found, items
 
 
+@reported("express-review-export")
 def cmd_export(args: argparse.Namespace) -> int:
     from common.files import write_atomic
     from review.labelstudio import labeling_config, task
@@ -98,6 +100,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-review-import")
 def cmd_import(args: argparse.Namespace) -> int:
     from review.imports import ReviewInputError, import_decisions
     from review.ledger import LedgerError
@@ -137,6 +140,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-review-features")
 def cmd_features(args: argparse.Namespace) -> int:
     from review.features import review_feature_rows
     from common.files import write_atomic

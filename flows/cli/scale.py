@@ -10,9 +10,10 @@ from flows.cli.core import build_arguments, build_plan, warehouse_arg
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     plan = build_plan(args, scrape=args.scrape)
-    with runtime.session(temporary_api=not plan.dask_address):
+    with runtime.session(temporary_api=not plan.dask_address) as wait_for_api:
         from flows.rebuild import rebuild_flow
 
+        wait_for_api()
         out = rebuild_flow(plan)
     if out.release:  # up to date: the flow said so, once
         print(out.release.manifest)

@@ -8,14 +8,16 @@ import sys
 from typing import Any
 
 from common.errors import UserError
-from flows import runtime
+from flows import prefect_api, runtime
 from flows.cli.core import warehouse_arg
+from flows.reported import reported
 
 
 class LeftOver(UserError):
     """verify found a taken-down post in the warehouse (the files are listed)."""
 
 
+@reported("express-takedown-add")
 def cmd_add(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
     from warehouse.ledgers.takedowns import TakedownLedger
@@ -59,9 +61,10 @@ def cmd_apply(args: argparse.Namespace) -> int:
     from warehouse.layout import Warehouse
 
     wh = Warehouse.at(args.warehouse)
-    with runtime.session():
+    with runtime.session() as wait_for_api:
         from flows.takedown import apply_flow
 
+        wait_for_api()
         done = apply_flow(str(wh.root), args.purge_releases)
     _say_applied(done)
     return 0
@@ -93,11 +96,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from pipeline.run import load_any_recipe
     from warehouse.layout import Warehouse
 
-    sources = load_any_recipe(args.config).sources
-    with runtime.session():
+    recipe = load_any_recipe(args.config)
+    prefect_api.from_recipe(recipe.orchestrate.prefect_api_url)
+    with runtime.session() as wait_for_api:
         from flows.takedown import sync_flow
 
-        done = sync_flow(str(Warehouse.at(args.warehouse).root), sources, args.dataset)
+        wait_for_api()
+        done = sync_flow(str(Warehouse.at(args.warehouse).root), recipe.sources, args.dataset)
     for release, n in done["asked"].items():
         print(f"asked Reddit about {n} posts of {release}")
     print(f"{len(done['gone'])} deleted or removed on Reddit, added to the takedown ledger "

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import USER_ERROR
+from flows.reported import reported
 
 
 def cmd_vocab(args: argparse.Namespace) -> int:
@@ -65,6 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-vocab-score")
 def cmd_score(args: argparse.Namespace) -> int:
     from evaluation.scoring.canonical import canonical_scores
     from evaluation.scoring.metrics import express_scores

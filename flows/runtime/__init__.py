@@ -7,13 +7,13 @@ says what each buys; the figures are in bench/README.md) and `EXPRESS_PLAIN=1` t
 off, giving the same release byte for byte.
 
 A command enters the room at two points: `process_start` at its start (the console script), and
-one `session()` around the flows it runs. The build flow hands the step runner
+one `session()` around the flows it orchestrates. The build flow hands the step runner
 `around_setup`, and publishes through `gate_runner`.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from flows import prefect_api
@@ -37,13 +37,26 @@ def process_start() -> None:
 
 
 @contextmanager
-def session(temporary_api: bool = True) -> Iterator[None]:
-    """Around the flows of one command: the Prefect API they report to (a temporary one unless
-    configured, or none with `temporary_api=False`) and how it is tuned."""
+def session(temporary_api: bool = True) -> Iterator[Callable[[], None]]:
+    """Around the flows of one command that orchestrates them. The API they report to (a temporary
+    one unless configured, or none with `temporary_api=False`) starts now, while the command goes
+    on with its own work; the function yielded waits for it and tunes it: call it before the first
+    flow (again costs nothing)."""
+    app = prefect_tuning.server_app()
     if temporary_api:
-        prefect_api.ensure(prefect_tuning.server_app())
-    with prefect_tuning.without_heartbeats():
-        yield
+        prefect_api.start(app)
+    with ExitStack() as tuning:
+        waited: list[bool] = []
+
+        def wait_for_api() -> None:
+            if waited:
+                return
+            if temporary_api:
+                prefect_api.ensure(app)
+            tuning.enter_context(prefect_tuning.without_heartbeats())
+            waited.append(True)
+
+        yield wait_for_api
 
 
 def gate_runner() -> Callable[..., Any]:

@@ -36,7 +36,7 @@ def evaluate_args(tiny_release, server: FakeOpenAIServer, model: str) -> list[st
             "--base-url", server.base_url, "--embedding-model", model, "--limit", "8", "--no-report", "--bootstrap", "10"]
 
 
-def test_few_shot_nearest_shows_the_examples_minilm_ranks_nearest(tiny_release, prefect_harness, capsys):
+def test_few_shot_nearest_shows_the_examples_minilm_ranks_nearest(tiny_release, capsys):
     with FakeOpenAIServer() as server:
         assert main(evaluate_args(tiny_release, server, MODEL)) == 0
         assert len(server.requests) == 8

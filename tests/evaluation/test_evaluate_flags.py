@@ -13,8 +13,6 @@ from flows.cli import main
 from schemas.config import EvaluateConfig
 from tests.fakes.openai_server import FakeOpenAIServer, target_text
 
-pytestmark = pytest.mark.slow  # Prefect flows, a chat server (tests/conftest.py)
-
 PROMPTS_FILE = Path(__file__).resolve().parents[2] / "evaluation" / "data" / "prompts.toml"
 DEFAULTS = EvaluateConfig()
 
@@ -31,7 +29,7 @@ def chat(server: FakeOpenAIServer, model: str) -> list[str]:
     return ["--predictor", "openai-compatible", "--model", model, "--base-url", server.base_url]
 
 
-def test_sampling_key_and_prompt_flags_reach_the_chat_server(tiny_release, prefect_harness, capsys, monkeypatch,
+def test_sampling_key_and_prompt_flags_reach_the_chat_server(tiny_release, capsys, monkeypatch,
                                                              tmp_path):
     """--temperature, --max-tokens, --api-key-env, --prompts FILE and --prompt-variant, all set to
     something other than their defaults."""
@@ -60,7 +58,7 @@ def test_sampling_key_and_prompt_flags_reach_the_chat_server(tiny_release, prefe
     assert config["predictor_details"]["prompt_version"] == "mine-1"
 
 
-def test_concurrency_sets_how_many_requests_are_in_flight_at_once(tiny_release, prefect_harness, capsys):
+def test_concurrency_sets_how_many_requests_are_in_flight_at_once(tiny_release, capsys):
     """The server holds each request until six are in (at most 30 s): a client that sends six at
     once is seen doing so; one that kept the default (four) never gets there."""
     assert DEFAULTS.concurrency < 6
@@ -70,7 +68,7 @@ def test_concurrency_sets_how_many_requests_are_in_flight_at_once(tiny_release, 
         assert out["rows"] >= 6 and server.max_in_flight == 6
 
 
-def test_timeout_gives_up_on_a_stalled_request_which_is_retried(tiny_release, prefect_harness, capsys):
+def test_timeout_gives_up_on_a_stalled_request_which_is_retried(tiny_release, capsys):
     """The first request stalls 3 s: with --timeout 1 the client gives up on it and asks again
     (one retry, one request more than rows); with the default timeout it would wait and get it."""
     assert DEFAULTS.timeout > 3
@@ -83,7 +81,7 @@ def test_timeout_gives_up_on_a_stalled_request_which_is_retried(tiny_release, pr
     assert config["predictor_details"]["retries"] == 1 and out["VRate"] == 1.0
 
 
-def test_context_words_changes_what_the_tfidf_baseline_reads_around_each_mask(tiny_release, prefect_harness,
+def test_context_words_changes_what_the_tfidf_baseline_reads_around_each_mask(tiny_release,
                                                                             capsys):
     """tfidf-logreg reads `context_words` words around each mask: one word instead of the default
     thirty leaves it less to go on, and its answers change."""
@@ -106,7 +104,7 @@ def _runs(tiny_release) -> set[str]:
     return {p.name for p in root.iterdir()} if root.exists() else set()
 
 
-def test_a_web_page_where_the_api_should_be_is_said_in_one_line(tiny_release, prefect_harness, capsys):
+def test_a_web_page_where_the_api_should_be_is_said_in_one_line(tiny_release, capsys):
     with FakeOpenAIServer() as server:
         server.models_page = "<!doctype html><html><body>Welcome to nginx!</body></html>"
         code, err = _refused(tiny_release, capsys, *chat(server, "m-html"))
@@ -116,7 +114,7 @@ def test_a_web_page_where_the_api_should_be_is_said_in_one_line(tiny_release, pr
            "text/html" in err
 
 
-def test_a_server_that_fails_every_request_fails_the_run_which_stays_off_the_leaderboard(tiny_release, prefect_harness,
+def test_a_server_that_fails_every_request_fails_the_run_which_stays_off_the_leaderboard(tiny_release,
                                                                                         capsys):
     from evaluation.outputs.runs import leaderboard
     from warehouse.layout import Warehouse
@@ -135,7 +133,7 @@ def test_a_server_that_fails_every_request_fails_the_run_which_stays_off_the_lea
 
 
 @pytest.mark.parametrize("limit", ["0", "-3"])
-def test_a_limit_below_one_row_is_refused_before_any_work(tiny_release, prefect_harness, capsys, limit):
+def test_a_limit_below_one_row_is_refused_before_any_work(tiny_release, capsys, limit):
     before = _runs(tiny_release)
     with pytest.raises(SystemExit) as exit_:
         main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],

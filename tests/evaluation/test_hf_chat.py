@@ -133,7 +133,7 @@ def test_the_engine_accepts_an_answer_exactly_when_the_servers_schema_does(smoll
     assert not accepts(grammar, tokenizer, 1, False, '{"answers":  ["sad"]}')
 
 
-def test_bad_models_and_a_prompt_too_long_fail_the_run_in_one_line(tiny_release, prefect_harness, tmp_path, capsys):
+def test_bad_models_and_a_prompt_too_long_fail_the_run_in_one_line(tiny_release, tmp_path, capsys):
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + bytes(range(256)) * 8)
     long_prompts = tmp_path / "long.toml"

@@ -44,7 +44,7 @@ def test_the_cheater_recovers_every_answer_when_it_is_handed_them(tiny_release):
     assert [eval(a) for a in Cheater(None).predict_many([Leaky(r) for r in test[:3]])] == gold[:3]
 
 
-def test_a_cheating_predictor_finds_no_answers_through_express_evaluate(tiny_release, prefect_harness, capsys):
+def test_a_cheating_predictor_finds_no_answers_through_express_evaluate(tiny_release, capsys):
     assert main(["evaluate", "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
                  "--predictor", CHEATER, "--split", "test", "--no-report", "--bootstrap", "10"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -80,7 +80,7 @@ def test_a_chat_only_server_gets_the_continuation_probe_after_every_answer_and_m
     assert analysis["probe"] == summary
 
 
-def test_a_sweep_probes_after_every_cell_is_answered_and_asks_each_continuation_once(tiny_release, prefect_harness,
+def test_a_sweep_probes_after_every_cell_is_answered_and_asks_each_continuation_once(tiny_release,
                                                                                       capsys):
     from flows.cli import main
 

@@ -91,7 +91,7 @@ def test_a_prompt_longer_than_the_context_fails_the_run_and_caches_nothing(llama
     assert (set(cache.rglob("*.json")) if cache.exists() else set()) == before
 
 
-def test_a_server_that_is_down_fails_the_run_in_one_line(tiny_release, prefect_harness, capsys):
+def test_a_server_that_is_down_fails_the_run_in_one_line(tiny_release, capsys):
     url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     code, _, err = evaluate(capsys, "--release", tiny_release["release"], "--warehouse", tiny_release["warehouse"],
                             "--predictor", "openai-compatible", "--model", "m-down", "--base-url", url, "--limit", "2")

@@ -83,7 +83,7 @@ def test_the_registry_imports_no_predictor_until_one_is_asked_for():
 
 
 def test_a_plugin_from_a_temporary_package_runs_through_evaluate_and_reaches_the_leaderboard(
-        plugin_site, tiny_release, prefect_harness, capsys):
+        plugin_site, tiny_release, capsys):
     wh, rel = tiny_release["warehouse"], tiny_release["release"]
     runs = {}
     for ref in ("longest-word", "userpreds.longest:LongestWord"):
@@ -111,7 +111,7 @@ def test_a_plugin_class_without_predict_is_refused_with_the_reason(plugin_site, 
     assert code == 2 and "has neither predict_many(items) nor predict(item)" in capsys.readouterr().err
 
 
-def test_the_custom_predictor_of_the_docs_runs_as_written(tiny_release, prefect_harness, tmp_path, monkeypatch, capsys):
+def test_the_custom_predictor_of_the_docs_runs_as_written(tiny_release, tmp_path, monkeypatch, capsys):
     doc = (REPO / "docs" / "predictors.md").read_text()
     code = doc.split("## Your own predictor", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     (tmp_path / "my_predictors").mkdir()

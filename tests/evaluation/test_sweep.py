@@ -31,7 +31,7 @@ def responder(text: str, k: int, body: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def sweep(demo_build, prefect_harness):
+def sweep(demo_build):
     rel = f"{demo_build['release']['dataset']}/{demo_build['release']['version']}"
     args = ["sweep", "--release", rel, "--warehouse", demo_build["warehouse"], "--predictor", "openai-compatible",
             "--model", "fake-sweep", "--settings", ",".join(SETTINGS), "--temperatures", "0,0.7",

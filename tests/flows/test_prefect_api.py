@@ -4,9 +4,13 @@ local workers, reached over plain HTTP, serving Prefect's app through the quick-
 flow runs under it that end without waiting for Prefect's heartbeat thread; a user's API is used
 as it is."""
 
+import io
+import sys
+from types import SimpleNamespace
+
 import pytest
 
-from tests.fresh_python import REPO, environ_without, fresh_python
+from tests.fresh_python import REPO, environ_without, fresh_python, run_until_idle
 
 pytestmark = pytest.mark.slow  # temporary Prefect servers in fresh interpreters (tests/conftest.py)
 
@@ -16,7 +20,8 @@ NO_API = ("PREFECT_API", "EXPRESS_TEMPORARY", "EXPRESS_PLAIN")  # no configured 
 SESSION = """
 import os, sys
 from flows import runtime
-with runtime.session():
+with runtime.session() as wait_for_api:
+    wait_for_api()
     from prefect import flow, task
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
@@ -56,7 +61,8 @@ def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch):
     from flows.runtime import prefect_tuning
 
     launched = []
-    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append(cmd))
+    silent = SimpleNamespace(stderr=io.BytesIO())  # a server that says nothing
+    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append(cmd) or silent)
     monkeypatch.setattr(prefect_api.atexit, "register", lambda *a: None)
     monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
     prefect_api.Server(prefect_tuning.server_app())
@@ -64,6 +70,15 @@ def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch):
     assert cmd[cmd.index("--factory") + 1] == "flows.runtime.retry_soon:create_app"
     monkeypatch.setenv("EXPRESS_PLAIN", "retry_soon")
     assert prefect_tuning.server_app() == prefect_api.APP
+
+
+def test_a_server_that_does_not_start_is_one_error_naming_its_last_line():
+    """What the server wrote stays out of the command's output, but says why it did not start."""
+    from flows import prefect_api
+
+    server = prefect_api.Server("flows.no_such_module:create_app")
+    with pytest.raises(RuntimeError, match=r"did not start .*no_such_module.*set PREFECT_API_URL"):
+        server.wait()
 
 
 def test_both_server_apps_are_prefects_temporary_app():
@@ -91,27 +106,43 @@ def test_heartbeats_stop_only_under_a_temporary_api_also_in_a_child_given_its_pa
     code = ("import os; from flows import runtime\n"
             "from prefect.settings import get_current_settings\n"
             "os.environ['PREFECT_API_URL'] = 'http://127.0.0.1:9/api'\n"
-            "with runtime.session():\n"
+            "with runtime.session() as wait_for_api:\n"
+            "    wait_for_api()\n"
             "    print(get_current_settings().flows.heartbeat_frequency)\n"
             "os.environ['EXPRESS_TEMPORARY_API'] = os.environ['PREFECT_API_URL']  # a parent's temporary API\n"
-            "with runtime.session():\n"
+            "with runtime.session() as wait_for_api:\n"
+            "    wait_for_api()\n"
             "    print(get_current_settings().flows.heartbeat_frequency)")
     users, parents = fresh_python(code, env=environ_without(*NO_API)).split()[-2:]
     assert users != "None" and int(users) > 0
     assert parents == "None"
 
 
-def test_an_in_process_build_command_uses_the_temporary_api_without_loading_the_server_here(tmp_path, prefect_home):
-    """`express build` of a small input (no workers) starts the server in a child process;
-    Prefect's own temporary server would load the server's code into the command's process."""
+def test_an_in_process_build_command_uses_the_temporary_api_and_its_rerun_prints_only_its_own_lines(tmp_path,
+                                                                                                   prefect_home):
+    """`express build` of a small input (no workers) starts the server in a child process (Prefect's
+    own temporary server would load the server's code into the command's process). The same command
+    again finds the build finished: its output is its progress lines and its result, with no
+    traceback and nothing of the server's, which here logs as much as it can (a server stopped
+    while it records events logs tracebacks, issue 65)."""
     from sources.demo import DemoSpec, write_demo_dump
 
     dump = write_demo_dump(tmp_path / "in", DemoSpec(posts=200))
     code = ("import os, sys; from flows.cli import main\n"
-            f"code = main(['build', '--input', {str(dump)!r}, '--warehouse', {str(tmp_path / 'wh')!r}, "
-            f"'--config', {str(REPO / 'configs' / 'demo.toml')!r}])\n"
+            f"argv = ['build', '--input', {str(dump)!r}, '--warehouse', {str(tmp_path / 'wh')!r}, "
+            f"'--config', {str(REPO / 'configs' / 'demo.toml')!r}]\n"
+            "code = main(argv)\n"
             "print(code, 'prefect.server.api.server' in sys.modules,\n"
-            "      os.environ.get('EXPRESS_TEMPORARY_API') == os.environ.get('PREFECT_API_URL') != None)")
-    out = fresh_python(code, env=environ_without(*NO_API, PREFECT_HOME=str(prefect_home)), timeout=300)
+            "      os.environ.get('EXPRESS_TEMPORARY_API') == os.environ.get('PREFECT_API_URL') != None)\n"
+            "print('rerun', flush=True); print('rerun', file=sys.stderr, flush=True)\n"
+            "print(main(argv))")
+    env = environ_without(*NO_API, PREFECT_HOME=str(prefect_home), PREFECT_SERVER_LOGGING_LEVEL="DEBUG")
+    done = run_until_idle([sys.executable, "-c", code], cwd=REPO, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out, rerun_out = done.stdout.split("rerun\n")
     assert out.split()[-3:] == ["0", "False", "True"], out[-2000:]
     assert (tmp_path / "wh" / "express-demo" / "v1" / "manifest.json").exists()
+    rerun_err = done.stderr.split("rerun\n")[1]
+    assert "skipped (done before)" in rerun_err and rerun_out.split()[-1] == "0"
+    for line in filter(None, done.stderr.splitlines()):
+        assert line.startswith("[") or line == "rerun", done.stderr[-3000:]  # progress lines only

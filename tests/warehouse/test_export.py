@@ -1,5 +1,6 @@
 """Release outputs of the real demo build: manifest, HF card folder, Croissant, report, diff, CLI."""
 import json
+import logging
 import re
 import shutil
 from dataclasses import replace
@@ -93,6 +94,25 @@ def test_reexport_merges_existing_card_metadata(demo_release, tmp_path):
     assert "my-tag" in again.data.tags and "emotion" in again.data.tags
     assert again.data.configs and "Intro written by hand." in again.text and "## Contact" in again.text
     assert again.text.count("## Curation") == 1
+
+
+def test_an_export_over_a_readme_without_card_metadata_keeps_its_text_and_says_nothing(demo_release, tmp_path,
+                                                                                         caplog):
+    """A withdrawal notice or a hand-written README in the folder is not a card: its text is kept,
+    with no library warning about a missing metadata block (issue 65)."""
+    from huggingface_hub import DatasetCard
+
+    from warehouse.layout import CardPaths
+    from warehouse.pages.card import export_card
+
+    out = tmp_path / "card"
+    out.mkdir()
+    (out / "README.md").write_text("# Our benchmark\n\nWritten by hand.\n")
+    with caplog.at_level(logging.INFO):
+        export_card(demo_release, CardPaths(out))
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    card = DatasetCard.load(out / "README.md")
+    assert card.data.configs and "Written by hand." in card.text and "## Curation" in card.text
 
 
 class _Page(HTMLParser):

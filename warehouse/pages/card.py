@@ -58,8 +58,13 @@ def export_card(release: Release, card: CardPaths, url: str = "", review: dict[s
     old_data: dict[str, Any] = {}
     old_text = ""
     if readme.exists():
-        old = DatasetCard.load(readme)
-        old_data, old_text = old.data.to_dict(), old.text
+        with open(readme, encoding="utf-8", newline="") as fh:  # as DatasetCard.load reads it
+            text = fh.read()
+        if text.lstrip().startswith("---"):  # a card: its metadata block, then its text
+            old = DatasetCard(text)
+            old_data, old_text = old.data.to_dict(), old.text
+        else:  # a README without card metadata (a withdrawal notice, a hand-written page): its text
+            old_text = text
     data = merge_metadata(old_data, generated)
     report = str(card.report.relative_to(card.root)) if linked_report else None
     body = _merge_body(old_text, _body(manifest, stats, data, report) + _review_section(review))
