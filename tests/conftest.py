@@ -123,6 +123,24 @@ def prefect_harness(prefect_home_template, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def two_releases(demo_build, demo_dump, tmp_path_factory):
+    """v1 (the shared demo build, copied) and v2: v1 plus the demo's second month (the weekly rebuild's
+    two releases), shared by the report, site and live-leaderboard tests."""
+    from flows.cli.core import DEMO_CONFIG, demo_months
+    from sources.demo import write_demo_dump
+    from tests.builds import rebuild
+    from warehouse.releases.release import Release
+
+    root = tmp_path_factory.mktemp("two-releases") / "wh"
+    shutil.copytree(demo_build["warehouse"], root)
+    _, second = demo_months(800)
+    dump = write_demo_dump(root.parent / "in", second)
+    built = rebuild([str(demo_dump), str(dump)], str(root), str(DEMO_CONFIG), workers=0)
+    assert built["release"]["version"] == "v2"
+    return root, Release.at(root / "express-demo" / "v1"), Release.at(root / "express-demo" / "v2")
+
+
+@pytest.fixture(scope="session")
 def extractor():
     from extractors.disclosures import DisclosureExtractor
 
