@@ -15,7 +15,7 @@ import re
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from itertools import islice
 from pathlib import Path
@@ -99,6 +99,18 @@ class EvalRequest:
     live: LiveFields = field(default_factory=LiveFields)
     limit: int | None = None
     bootstrap: int = 1000
+
+    def params(self) -> dict[str, Any]:
+        """The request as plain values (what a flow run records as its parameters): never the key,
+        which the predictor reads from the environment."""
+        return {"predictor": self.predictor, "split": self.split, "options": self.options.public(),
+                "live": asdict(self.live), "limit": self.limit, "bootstrap": self.bootstrap}
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> EvalRequest:
+        options = {k: v for k, v in (params.get("options") or {}).items() if k != "api_key"}
+        return cls(params.get("predictor", cls.predictor), params.get("split", cls.split), PredictorOptions(**options),
+                   LiveFields(**(params.get("live") or {})), params.get("limit"), params.get("bootstrap", cls.bootstrap))
 
 
 def evaluate_release(warehouse: Warehouse, version: str, request: EvalRequest = EvalRequest(),

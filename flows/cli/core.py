@@ -78,6 +78,7 @@ def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]
     from evaluation.outputs.runs import leaderboard
     from pipeline.plan import BuildRequest, plan_build
     from flows.build import build_flow
+    from evaluation.run import EvalRequest
     from flows.evaluate import evaluate_flow
     from flows.rebuild import rebuild_flow
     from flows.release_flows import card_flow, report_flow
@@ -93,7 +94,7 @@ def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]
     runs = {}
     for name in DEMO_PREDICTORS:
         print(f"[evaluate] {name} on {release_id} test")
-        runs[name] = evaluate_flow(str(wh.root), release_id, "test", name, bootstrap=200)
+        runs[name] = evaluate_flow(str(wh.root), release_id, EvalRequest(name, bootstrap=200).params())
     report = report_flow(str(wh.root), release_id)
     card = card_flow(str(wh.root), release_id, str(wh.card_dir(rel.dataset, rel.version)))
     f = manifest["funnel"]

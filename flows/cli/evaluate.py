@@ -102,6 +102,15 @@ def evaluate_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str
     return run, values
 
 
+def eval_request(run: dict[str, Any], options: dict[str, Any], limit: int | None) -> dict[str, Any]:
+    """The flows' request (`EvalRequest.params()`) from `evaluate_options`' two halves."""
+    from evaluation.predictors.base import PredictorOptions
+    from evaluation.run import EvalRequest
+
+    opts = PredictorOptions(**{**options, "setting": run["setting"], "model": run["model"]})
+    return EvalRequest(run["predictor"], run["split"], opts, LiveFields(**run["live"]), limit, run["bootstrap"]).params()
+
+
 def check_choice(predictor: str, settings: list[str], options: dict[str, Any]) -> bool:
     """Fail before any work on an unknown predictor, prompt setting or variant, or an embedding
     model that cannot be loaded. True when the predictor takes prompts."""
@@ -156,9 +165,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from flows.evaluate import evaluate_flow
 
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
-    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                        run["setting"], args.limit, run["model"], options, run["bootstrap"], not args.no_report,
-                        run["live"])
+    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, eval_request(run, options, args.limit),
+                        not args.no_report)
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"window": out["window"]} if out.get("window") else {}),
                       **({"report": out["report"]} if out.get("report") else {})}))
@@ -221,8 +229,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from flows.evaluate import sweep_flow
 
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
-    runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, run["split"], run["predictor"],
-                      [vars(c) for c in cells], args.limit, run["model"], options, run["bootstrap"], run["live"])
+    runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, eval_request(run, options, args.limit),
+                      [vars(c) for c in cells])
     print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 

@@ -114,7 +114,7 @@ def test_with_a_prefect_server_configured_evaluate_and_build_are_flow_runs_there
     from sources.demo import DemoSpec, write_demo_dump
 
     dump = write_demo_dump(tmp_path / "in", DemoSpec(posts=120))
-    env = {**no_api_env(tmp_path), "PREFECT_API_URL": prefect_server}
+    env = {**no_api_env(tmp_path), "PREFECT_API_URL": prefect_server, "OPENAI_API_KEY": "sk-never-a-parameter"}
     done = run_until_idle([sys.executable, "-c", BOTH, release["warehouse"], str(dump), str(tmp_path / "builds")],
                           cwd=REPO, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -123,4 +123,8 @@ def test_with_a_prefect_server_configured_evaluate_and_build_are_flow_runs_there
     flows = {f["id"]: f["name"] for f in httpx.post(f"{prefect_server}/flows/filter", json={}).json()}
     seen = [(flows[r["flow_id"]], r["state_type"]) for r in runs]
     assert ("express-evaluate", "COMPLETED") in seen
+    evaluated = next(r for r in runs if flows[r["flow_id"]] == "express-evaluate")
+    request = evaluated["parameters"]["request"]  # the run as plain values, the key never among them
+    assert (request["predictor"], request["options"]["setting"], request["limit"]) == ("most-frequent", "zero-shot", 5)
+    assert "sk-never-a-parameter" not in json.dumps(runs) and "api_key" not in request["options"]
     assert ("express-build", "COMPLETED") in seen and ("express-shard-work", "COMPLETED") in seen
