@@ -42,7 +42,7 @@ def run_review(run: RunPaths) -> ReviewIndex | None:
     if not run.review.exists():
         return None
     state = json.loads(run.review.read_text())
-    root = run.root.resolve().parents[1]  # <warehouse>/runs/<run-id>: so a moved warehouse still resumes
+    root = Warehouse.of_run(run.root).root  # found from the run, so a moved warehouse still resumes
     return _index(str(root), state["dataset"], int(state["version"]))
 
 
