@@ -11,7 +11,7 @@ from typing import Any
 
 from schemas.records import Malformed, RawPost
 from sources.dumps import iter_lines, parse_line
-from warehouse.layout import RunPaths
+from warehouse.layout import ExtractTables, RunPaths
 
 SHARD_FILE = "lines.jsonl.zst"
 # What stands in a shard for a line the takedown ledger took out at read (or apply took out since):
@@ -20,11 +20,9 @@ TAKEN_DOWN = b'{"express":"taken down"}'
 
 
 @dataclass(frozen=True)
-class ShardPaths:
+class ShardPaths(ExtractTables):
     """The files of one shard folder (or of a folder its labels are re-derived in): the one place
     that names them."""
-
-    root: Path
 
     @property
     def lines(self) -> Path:
@@ -40,14 +38,6 @@ class ShardPaths:
 
     def quarantine(self, step: str) -> Path:
         return self.root / f"quarantine-{step}.parquet"  # what a step (ingest, dedupe, extract) dropped
-
-    @property
-    def examples(self) -> Path:
-        return self.root / "examples.parquet"
-
-    @property
-    def disclosures(self) -> Path:
-        return self.root / "disclosures.parquet"
 
 
 @dataclass(frozen=True)

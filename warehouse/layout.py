@@ -193,11 +193,24 @@ def quarantine_file(folder: Path, step: str) -> Path:
 
 
 @dataclass(frozen=True)
-class RunPaths:
-    """One build run's folder, <warehouse>/runs/<run-id>/: what it read and how, its shards, and the
-    tables assembled from them (pipeline/ writes them; review/ reads the disclosures)."""
+class ExtractTables:
+    """The extract step's tables, named alike where a shard writes them and where its run assembles them."""
 
     root: Path
+
+    @property
+    def examples(self) -> Path:
+        return self.root / "examples.parquet"
+
+    @property
+    def disclosures(self) -> Path:
+        return self.root / "disclosures.parquet"
+
+
+@dataclass(frozen=True)
+class RunPaths(ExtractTables):
+    """One build run's folder, <warehouse>/runs/<run-id>/: what it read and how, its shards, and the
+    tables assembled from them (pipeline/ writes them; review/ reads the disclosures)."""
 
     @classmethod
     def of_shard(cls, shard_dir: Path) -> "RunPaths":
@@ -227,14 +240,6 @@ class RunPaths:
     @property
     def shards(self) -> Path:
         return self.root / "shards"
-
-    @property
-    def examples(self) -> Path:
-        return self.root / "examples.parquet"
-
-    @property
-    def disclosures(self) -> Path:
-        return self.root / "disclosures.parquet"
 
     @property
     def unmapped(self) -> Path:
@@ -390,18 +395,23 @@ class GatePaths:
 
 
 @dataclass(frozen=True)
-class ReviewPaths:
-    """<warehouse>/reviews/<dataset>/: the hand-review ledger of a dataset and its item registry."""
+class LedgerFolder:
+    """A folder that holds an append-only ledger and the lock its appends take."""
 
     root: Path
 
     @property
     def ledger(self) -> Path:
-        return self.root / "ledger"  # one batch file per import: 000001.jsonl, ...
+        return self.root / "ledger"  # one batch file per append (an import, a takedown): 000001.jsonl, ...
 
     @property
     def ledger_lock(self) -> Path:
         return self.root / ".ledger.lock"
+
+
+@dataclass(frozen=True)
+class ReviewPaths(LedgerFolder):
+    """<warehouse>/reviews/<dataset>/: the hand-review ledger of a dataset and its item registry."""
 
     @property
     def items(self) -> Path:
@@ -413,19 +423,9 @@ class ReviewPaths:
 
 
 @dataclass(frozen=True)
-class TakedownPaths:
+class TakedownPaths(LedgerFolder):
     """<warehouse>/takedowns/: the append-only ledger of taken-down posts and authors, the key that
     hashes authors (never copied into a release, a log or the repository), and apply's state."""
-
-    root: Path
-
-    @property
-    def ledger(self) -> Path:
-        return self.root / "ledger"  # one batch file per append: 000001.jsonl, ...
-
-    @property
-    def ledger_lock(self) -> Path:
-        return self.root / ".ledger.lock"
 
     @property
     def key(self) -> Path:
