@@ -58,7 +58,7 @@ def test_the_site_shows_each_windows_leaderboard_with_the_leaderboards_own_numbe
     assert page.external == [] and page.errors == []
 
 
-def test_the_month_chart_marks_each_models_cutoff_where_a_screenshot_shows_it(site, page):
+def test_the_screenshot_shows_the_board_and_the_month_chart_with_each_models_cutoff_marked(site, page):
     _, out = site
     page.tab.goto((out / "express-demo" / "v2" / "index.html").as_uri())
     chart = page.tab.locator("#months ~ svg.chart").first
@@ -76,6 +76,13 @@ def test_the_month_chart_marks_each_models_cutoff_where_a_screenshot_shows_it(si
                   for y in range(int(box["y"]), int(box["y"] + box["height"]))]
         painted = sum(max(abs(a - b) for a, b in zip(px, want)) < 40 for px in column)
         assert painted > box["height"] / 4, (k, colour, painted)  # dashed: a good share of the line is painted
+    rows = page.tab.locator("table.board").first.locator("tbody tr")
+    assert rows.count() == len(CUTOFFS)
+    for k in range(rows.count()):  # the table is on the screenshot too: each row's text is painted
+        box = rows.nth(k).bounding_box()
+        crop = shot.crop((round(box["x"] + scroll[0]), round(box["y"] + scroll[1]),
+                          round(box["x"] + box["width"] + scroll[0]), round(box["y"] + box["height"] + scroll[1])))
+        assert sum(max(px) < 100 for px in crop.getdata()) > 200, k  # dark text pixels, not an empty band
     assert page.external == []
 
 
