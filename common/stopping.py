@@ -5,10 +5,20 @@ The exception lands wherever the main thread is. Where that is inside a library 
 perhaps a call Prefect runs on the thread that waits for a task), the command would run on to the
 end. So the signal's handler records the stop, and a long command calls `check` between its steps:
 the stop is raised again there.
+
+A stop's clean-up (threads ending their step, servers and workers stopping) takes seconds. Should it
+hang (a thread stuck where the stop cannot reach it), the process leaves anyway GRACE_SECONDS after
+the signal, with the stop's exit code; its temporary Prefect API then ends by itself, as after
+`kill -9` (flows/prefect_api.py), and a rerun resumes as after one.
 """
 from __future__ import annotations
 
+import os
 import signal
+import threading
+import time
+
+GRACE_SECONDS = 30.0
 
 
 class Terminated(BaseException):
@@ -17,6 +27,17 @@ class Terminated(BaseException):
 
 
 _ASKED: list[type[BaseException]] = []
+_COMMAND = ["express"]  # what the command's lines start with
+_SAID: list[str] = []  # the line the command ended with, once printed
+
+
+def named(command: str) -> None:
+    _COMMAND[0] = f"express {command}"
+
+
+def said(line: str) -> None:
+    """The command printed the line it ends with (`interrupted`, `terminated`)."""
+    _SAID.append(line)
 
 
 def install() -> None:
@@ -27,8 +48,19 @@ def install() -> None:
 
 def _on_signal(signum: int, frame: object) -> None:
     stop = KeyboardInterrupt if signum == signal.SIGINT else Terminated
+    if not _ASKED:
+        threading.Thread(target=_leave_if_stuck, args=(stop,), name="stop-guard", daemon=True).start()
     _ASKED.append(stop)
     raise stop()
+
+
+def _leave_if_stuck(stop: type[BaseException]) -> None:
+    time.sleep(GRACE_SECONDS)
+    code, word = (130, "interrupted") if stop is KeyboardInterrupt else (143, "terminated")
+    if not _SAID:
+        os.write(2, f"{_COMMAND[0]}: still stopping after {GRACE_SECONDS:.0f} s; left without waiting for "
+                    f"its steps (a rerun resumes)\n{_COMMAND[0]}: {word}\n".encode())
+    os._exit(code)
 
 
 def check() -> None:

@@ -93,6 +93,7 @@ def entry() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    stopping.named(getattr(args, "command", ""))
     debug = debugging(args)
     set_defaults(quiet_runs=not debug)
     if not debug:
@@ -103,11 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         runtime.check()
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        print(f"express {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return _stopped(args.command, "interrupted", 130)
     except Terminated:
-        print(f"express {args.command}: terminated", file=sys.stderr)
-        return 143
+        return _stopped(args.command, "terminated", 143)
     except Exception as exc:  # noqa: BLE001 - every error becomes a short message unless debugging
         if debug:
             raise
@@ -115,6 +114,13 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"express {args.command}: {explain(exc, args.command)}", file=sys.stderr)
         return exit_code(exc)
+
+
+def _stopped(command: str, word: str, code: int) -> int:
+    line = f"express {command}: {word}"
+    print(line, file=sys.stderr, flush=True)
+    stopping.said(line)
+    return code
 
 
 if __name__ == "__main__":

@@ -70,3 +70,36 @@ def test_a_stopped_build_ends_and_leaves_no_process_behind(dump, prefect_home, t
         if p.is_running():
             p.kill()
     assert not left, f"left behind: {left}"
+
+
+STUCK = """
+import sys, threading, time
+from common import stopping
+stopping.GRACE_SECONDS = 1.0
+stopping.install()
+stopping.named("build")
+threading.Thread(target=time.sleep, args=(3600,)).start()  # a step the stop cannot reach, not a daemon
+print("ready", flush=True)
+try:
+    while True:
+        time.sleep(0.05)
+except BaseException:  # the stop arrives here
+    if sys.argv[1] == "said":
+        print("express build: terminated", file=sys.stderr, flush=True)
+        stopping.said("express build: terminated")
+# the thread keeps the process: without the guard it would wait an hour
+"""
+
+
+@pytest.mark.parametrize("printed", ["said", "silent"])
+def test_a_stop_whose_clean_up_hangs_leaves_after_its_grace_with_the_stops_code_and_one_last_line(printed):
+    proc = subprocess.Popen([sys.executable, "-c", STUCK, printed], cwd=REPO, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=HANG_GUARD)[1]
+    assert proc.returncode == 143, err
+    lines = err.strip().splitlines()
+    assert lines[-1] == "express build: terminated"
+    waited = "express build: still stopping after 1 s; left without waiting for its steps (a rerun resumes)"
+    assert (waited in lines) == (printed == "silent") and len(lines) == (1 if printed == "said" else 2), err
