@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common import stopping
 from schemas.records import Malformed, RawPost
 from sources.dumps import iter_lines, parse_line
 from warehouse.layout import ExtractTables, RunPaths
@@ -17,6 +18,7 @@ SHARD_FILE = "lines.jsonl.zst"
 # What stands in a shard for a line the takedown ledger took out at read (or apply took out since):
 # one line still, so line numbers hold, with not a word of the post; the filter counts it as `takedown`.
 TAKEN_DOWN = b'{"express":"taken down"}'
+STOP_EVERY = 1000  # lines read between two looks for a stop the user asked for
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,9 @@ def shard_lines(shard: Shard) -> Iterator[tuple[int, bytes]]:
 def shard_records(shard: Shard) -> Iterator[RawPost | Malformed]:
     """A shard's lines as records, in order (blank lines skipped): a taken-down line is a post
     without an id or a word, where it was read."""
-    for n, line in shard_lines(shard):
+    for k, (n, line) in enumerate(shard_lines(shard)):
+        if k % STOP_EVERY == 0:
+            stopping.check()  # a Ctrl-C or SIGTERM ends the step here, not at the end of its shard
         if line == TAKEN_DOWN:
             yield RawPost(id="", text="", source_file=shard.source_file, source_line=n)
         elif line.strip():

@@ -79,8 +79,8 @@ stopping.GRACE_SECONDS = 1.0
 stopping.install()
 stopping.named("build")
 threading.Thread(target=time.sleep, args=(3600,)).start()  # a step the stop cannot reach, not a daemon
-print("ready", flush=True)
 try:
+    print("ready", flush=True)
     while True:
         time.sleep(0.05)
 except BaseException:  # the stop arrives here
