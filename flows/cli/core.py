@@ -78,10 +78,10 @@ def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]
     from evaluation.outputs.runs import leaderboard
     from pipeline.plan import BuildRequest, plan_build
     from flows.build import build_flow
+    from evaluation.commands import evaluate
     from evaluation.run import EvalRequest
-    from flows.evaluate import evaluate_flow
     from flows.rebuild import rebuild_flow
-    from flows.release_flows import card_flow, report_flow
+    from pipeline.release_docs import write_card, write_report
     from warehouse.releases.diff import diff_releases
     from warehouse.releases.release import Release
 
@@ -94,9 +94,9 @@ def _demo(wh: Any, plan: Any, dumps: list[str], wait_for_api: Callable[[], None]
     runs = {}
     for name in DEMO_PREDICTORS:
         print(f"[evaluate] {name} on {release_id} test")
-        runs[name] = evaluate_flow(str(wh.root), release_id, EvalRequest(name, bootstrap=200).params())
-    report = report_flow(str(wh.root), release_id)
-    card = card_flow(str(wh.root), release_id, str(wh.card_dir(rel.dataset, rel.version)))
+        runs[name] = evaluate(str(wh.root), release_id, EvalRequest(name, bootstrap=200).params())
+    report = write_report(wh, release_id)
+    card = write_card(wh, release_id, wh.card_dir(rel.dataset, rel.version))
     f = manifest["funnel"]
     print("\n== express demo ==")
     print(f"funnel:   read {f['read']} = kept {f['kept']} + dropped {sum(f['dropped'].values())} "

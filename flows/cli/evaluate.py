@@ -162,11 +162,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("evaluate", exc)
     refuse_withdrawn_release(args, "evaluate")
-    from flows.evaluate import evaluate_flow
+    from evaluation.commands import evaluate
 
     # a failure is one line (flows/cli: user errors exit 2); the run folder, if any, is marked failed
-    out = evaluate_flow(str(Warehouse.at(args.warehouse).root), args.release, eval_request(run, options, args.limit),
-                        not args.no_report)
+    out = reported("express-evaluate")(evaluate)(str(Warehouse.at(args.warehouse).root), args.release,
+                                                 eval_request(run, options, args.limit), not args.no_report)
     print(json.dumps({"run_id": out["run_id"], "path": out["path"], **out["metrics"],
                       **({"window": out["window"]} if out.get("window") else {}),
                       **({"report": out["report"]} if out.get("report") else {})}))
@@ -226,11 +226,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, EmbeddingBackendError) as exc:
         return _usage_error("sweep", exc)
     refuse_withdrawn_release(args, "sweep")
-    from flows.evaluate import sweep_flow
+    from evaluation.commands import sweep
 
     # a failure is one line (flows/cli: user errors exit 2); finished cells stay stored
-    runs = sweep_flow(str(Warehouse.at(args.warehouse).root), args.release, eval_request(run, options, args.limit),
-                      [vars(c) for c in cells])
+    runs = reported("express-sweep")(sweep)(str(Warehouse.at(args.warehouse).root), args.release,
+                                            eval_request(run, options, args.limit), [vars(c) for c in cells])
     print(format_sweep([cell_row(r["cell"], r["path"]) for r in runs], args.format))
     return 0
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from flows.cli.core import warehouse_arg
 from flows.cli.errors import whole_number
+from flows.reported import reported
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
@@ -53,17 +54,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+@reported("express-report")
 def cmd_report(args: argparse.Namespace) -> int:
-    from flows.release_flows import report_flow
+    from pipeline.release_docs import write_report
+    from warehouse.layout import Warehouse
 
-    print(report_flow(args.warehouse, args.release, args.out))
+    print(write_report(Warehouse.at(args.warehouse), args.release, args.out))
     return 0
 
 
+@reported("express-card")
 def cmd_card(args: argparse.Namespace) -> int:
-    from flows.release_flows import card_flow
+    from pipeline.release_docs import write_card
+    from warehouse.layout import Warehouse
 
-    print(card_flow(args.warehouse, args.release, args.out, args.url or "")["readme"])
+    print(write_card(Warehouse.at(args.warehouse), args.release, args.out, args.url or "")["readme"])
     return 0
 
 

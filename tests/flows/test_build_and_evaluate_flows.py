@@ -74,13 +74,12 @@ def test_duckdb_and_datasets_read_the_release(demo_build):
     assert {s: ds[s].num_rows for s in files} == manifest["rows"]
 
 
-def test_evaluate_flow_stores_a_run_whose_metrics_match_express_score(demo_build):
+def test_an_evaluation_stores_a_run_whose_metrics_match_express_score(demo_build):
+    from evaluation.commands import evaluate
     from evaluation.run import EvalRequest
-    from flows.evaluate import evaluate_flow
 
     rel = demo_build["release"]
-    out = evaluate_flow(demo_build["warehouse"], f"{rel['dataset']}/{rel['version']}",
-                        EvalRequest("most-frequent").params())
+    out = evaluate(demo_build["warehouse"], f"{rel['dataset']}/{rel['version']}", EvalRequest("most-frequent").params())
     run = Path(out["path"])
     stored = json.loads((run / "metrics.json").read_text())
     assert stored == out["metrics"] and stored["rows"] == json.loads(Path(rel["manifest"]).read_text())["rows"]["test"]

@@ -161,9 +161,10 @@ def test_rebuild_reads_only_new_dumps_and_names_its_parent(prefect_harness, tmp_
     assert not list((wh / "runs" / v3["run_id"] / "shards").glob("split-*.done"))
 
 
-def test_publish_report_and_card_flows_run_alone_on_a_built_run(prefect_harness, demo_dump, tmp_path):
+def test_publish_flow_runs_alone_on_a_built_run_and_its_release_gets_a_report_and_card(prefect_harness, demo_dump, tmp_path):
     from flows.build import publish_flow
-    from flows.release_flows import card_flow, report_flow
+    from pipeline.release_docs import write_card, write_report
+    from warehouse.layout import Warehouse
     from tests.builds import build
 
     wh = tmp_path / "wh"
@@ -172,9 +173,9 @@ def test_publish_report_and_card_flows_run_alone_on_a_built_run(prefect_harness,
     rel = publish_flow(str(wh), built["run_id"])
     again = publish_flow(str(wh), built["run_id"])
     assert again["version"] == rel["version"] == "v1" and again.get("already_published") is True
-    report = Path(report_flow(str(wh), "express-demo/v1", str(tmp_path / "report.html")))
+    report = write_report(Warehouse.at(wh), "express-demo/v1", str(tmp_path / "report.html"))
     assert "<html" in report.read_text().lower()
-    card = card_flow(str(wh), "express-demo/v1", str(tmp_path / "card"))
+    card = write_card(Warehouse.at(wh), "express-demo/v1", str(tmp_path / "card"))
     assert Path(card["readme"]).exists()
     assert len(list((tmp_path / "card" / "data").glob("*.parquet"))) >= 3
 

@@ -89,14 +89,15 @@ def _texts(root: Path, ids: set[str]) -> set[str]:
 def _furnish(root: Path, dump: Path, ids: set[str], texts: set[str]) -> None:
     """What else a warehouse holds after some use (through the real commands where there is one)."""
     from flows.cli import main
+    from evaluation.commands import evaluate
     from evaluation.run import EvalRequest
-    from flows.evaluate import evaluate_flow
-    from flows.release_flows import card_flow, report_flow
+    from pipeline.release_docs import write_card, write_report
+    from warehouse.layout import Warehouse
 
     wh = str(root)
-    evaluate_flow(wh, "express-demo/v1", EvalRequest("most-frequent", bootstrap=20).params())
-    report_flow(wh, "express-demo/v1")
-    card_flow(wh, "express-demo/v1", str(root / "cards" / "express-demo" / "v1"))
+    evaluate(wh, "express-demo/v1", EvalRequest("most-frequent", bootstrap=20).params())
+    write_report(Warehouse.at(wh), "express-demo/v1")
+    write_card(Warehouse.at(wh), "express-demo/v1", str(root / "cards" / "express-demo" / "v1"))
     items = root.parent / "items.jsonl"
     assert main(["review", "export", "--release", "express-demo/v1", "--out", str(items), "--warehouse", wh]) == 0
     decisions = root.parent / "decisions.jsonl"

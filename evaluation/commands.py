@@ -1,6 +1,6 @@
-"""Score a predictor on one split of a published release (then probe what the model memorized,
-when asked, and write its report), and run a grid of such runs (`express sweep`): plain Python,
-reported to Prefect as a flow when an API is configured (flows/reported.py).
+"""What `express evaluate` and `express sweep` run: a predictor scored on one split of a published
+release (then the probe of what the model memorized, when asked, and the run's report), and a grid
+of such runs. The CLI reports each to Prefect as a flow when an API is configured (flows/reported.py).
 
 A run is asked as `EvalRequest.params()`: plain values (a flow run's parameters), never the API key,
 which the predictor reads from the environment. A probe runs only after every answer it could touch
@@ -12,7 +12,6 @@ from typing import Any
 from evaluation.live.probe import probe_run
 from evaluation.outputs.report import write_report
 from evaluation.run import EvalRequest, evaluate_release
-from flows.reported import reported
 from warehouse.layout import Warehouse
 
 
@@ -26,9 +25,8 @@ def _probing(request: dict[str, Any]) -> bool:
     return bool((request.get("live") or {}).get("probe"))
 
 
-@reported("express-evaluate")
-def evaluate_flow(warehouse: str, release: str, request: dict[str, Any] | None = None,
-                  report: bool = True) -> dict[str, Any]:
+def evaluate(warehouse: str, release: str, request: dict[str, Any] | None = None,
+             report: bool = True) -> dict[str, Any]:
     request = request or EvalRequest().params()
     out = _evaluate(warehouse, release, request)
     if _probing(request):
@@ -38,8 +36,7 @@ def evaluate_flow(warehouse: str, release: str, request: dict[str, Any] | None =
     return out
 
 
-@reported("express-sweep")
-def sweep_flow(warehouse: str, release: str, request: dict[str, Any], cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def sweep(warehouse: str, release: str, request: dict[str, Any], cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One run per cell ({setting, variant, temperature}), one after another: each run already
     keeps the server busy with its own concurrency, and shares the response cache. Probes run
     after the last cell, so no cell is answered after the model was shown an unmasked text."""
