@@ -4,6 +4,7 @@ and when) around the one step runner, and passes shards, paths and typed results
 
 A small input is one shard run in this process; larger ones run on local Dask workers or an
 existing cluster. Every step writes a completion marker, so the same command after a kill resumes.
+A build is one flow run: its shard work runs on a task runner entered around that work only.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed, wait
 from prefect.runtime import flow_run as prefect_run
-from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.task_runners import ThreadPoolTaskRunner, TaskRunner
+from prefect.utilities.callables import get_call_parameters
 
 from common import stopping
 from flows.dask_runner import task_runner
@@ -94,6 +96,22 @@ publish_task = task(_publish, name="publish-run", retries=2, retry_delay_seconds
                     retry_condition_fn=_retry_unless_it_cannot_heal)
 
 
+@dataclass(frozen=True)
+class StepRunner:
+    """A task runner the build entered itself, with the steps' tasks submitted to it: the shard
+    work's (this process, local Dask workers or a cluster), entered around that work only so that
+    its workers, each with a spaCy model, are gone before the run is assembled and the gate runs;
+    or threads of this process beside it (the split, the ingest quarantine)."""
+    runner: TaskRunner[Any]
+
+    def submit(self, step: type[steps.Step[Any, Any]], unit: Any, recipe_path: str,
+               wait_for: list[Any] | None = None, **params: Any) -> Any:
+        """The step's task on `unit`, as `task.submit` would send it to a flow's own task runner."""
+        step_run = step_task(step)
+        return self.runner.submit(step_run, get_call_parameters(step_run.fn, (step, unit, recipe_path), params),
+                                  wait_for=wait_for)
+
+
 def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
                   then: Callable[[Any], None] | None = None) -> list[ShardResult]:
     """Wait for shard tasks, printing progress as each finishes; results in submission order.
@@ -111,27 +129,25 @@ def _run_parallel(step: str, submitted: list[Any], started: float | None = None,
     return [f.result() for f in submitted]
 
 
-def _split_and_filter(run: Run) -> tuple[list[SplitResult], dict[str, Any]]:
+def _split_and_filter(run: Run, shards: StepRunner) -> tuple[list[SplitResult], dict[str, Any]]:
     """Split the inputs (one task each) and, while they are being split, submit the filter task of
     each submission-dump shard as soon as it is written: filtering does not wait for the whole
     (possibly many-GB) dump to be cut. Returns the splits and the filter futures by shard name."""
     stems = input_stems(list(run.inputs))
     streamed = {stems[p]: 0 for p in run.inputs if not is_comment_input(p)}  # comment shards wait for all NSFW ids
     filtering: dict[str, Any] = {}
-    filter_task, split_task = step_task(FilterStep), step_task(SplitStep)
 
     def submit_ready() -> None:
         for stem, count in streamed.items():
             for shard in split_so_far(run.shards_dir, stem, count):
-                filtering[shard.name] = filter_task.submit(FilterStep, shard, run.recipe_path)
+                filtering[shard.name] = shards.submit(FilterStep, shard, run.recipe_path)
                 streamed[stem] += 1
 
     # on threads of this process, not on the workers: a worker busy splitting could not filter
     # (with one worker, filtering waited for the whole split); the split is zstd and hashing in C
     with ThreadPoolTaskRunner(max_workers=min(SPLIT_THREADS, len(run.inputs)) or 1) as splitter:
-        splits = [splitter.submit(split_task, {"step": SplitStep, "recipe_path": run.recipe_path,
-                                               "unit": InputFile(p, run.shards_dir, stems[p], run.shard_lines,
-                                                                 run.hashes.get(p))})
+        splits = [StepRunner(splitter).submit(
+                      SplitStep, InputFile(p, run.shards_dir, stems[p], run.shard_lines, run.hashes.get(p)), run.recipe_path)
                   for p in run.inputs]
         while wait(splits, timeout=0.25).not_done:
             stopping.check()
@@ -145,37 +161,33 @@ def _split_and_filter(run: Run) -> tuple[list[SplitResult], dict[str, Any]]:
     return done, filtering
 
 
-def _filter_and_join(run: Run, new_shards: list[Shard], filtering: dict[str, Any], started: float) -> None:
+def _filter_and_join(run: Run, shards: StepRunner, new_shards: list[Shard], filtering: dict[str, Any],
+                     started: float) -> None:
     """Filter submission-dump shards in parallel (`filtering`: those already submitted while
     splitting), then the shards the comment join sends back with more NSFW ids."""
-    filter_task = step_task(FilterStep)
     posts_first = [s for s in new_shards if not is_comment_input(s.source_file)]
-    firsts = _run_parallel("filter", [filtering.get(s.name) or filter_task.submit(FilterStep, s, run.recipe_path)
+    firsts = _run_parallel("filter", [filtering.get(s.name) or shards.submit(FilterStep, s, run.recipe_path)
                                       for s in posts_first], started)
     second = rejoin_plan(new_shards, list(run.prior_shards), firsts)
     if second:
-        _run_parallel("filter comments", [filter_task.submit(FilterStep, s, run.recipe_path, nsfw_files=ids)
+        _run_parallel("filter comments", [shards.submit(FilterStep, s, run.recipe_path, nsfw_files=ids)
                                           for s, ids in second])
 
 
-@flow(name="express-shard-work", validate_parameters=False)
-def shard_work_flow(run: Run) -> RunTables:
-    """The per-shard work of a run on the task runner it is given: split, filter, dedupe, extract;
-    returns the finished shards and the manifest's input entries. A flow of its own so that its
-    workers (each with a spaCy model) are shut down before the run is assembled and the quality
-    gate runs here: the workers and those steps never hold memory at the same time."""
+def shard_work(run: Run, shards: StepRunner) -> RunTables:
+    """The per-shard work of a run: split, filter, dedupe, extract (and the gate's PII prescan of
+    each extracted shard); returns the finished shards and the manifest's input entries."""
     filter_started = time.perf_counter()  # the first filters run while the split still does
-    splits, filtering = _split_and_filter(run)
+    splits, filtering = _split_and_filter(run, shards)
     new_shards = [s for sp in splits for s in sp.shards]
     all_shards = [*run.prior_shards, *new_shards]
     print(f"[split] {len(run.inputs)} new input(s) -> {len(new_shards)} shards of <= {run.shard_lines:,} lines"
           f"{f'; {len(run.prior_shards)} shards from the parent run' if run.prior_shards else ''}", flush=True)
-    _filter_and_join(run, new_shards, filtering, filter_started)
+    _filter_and_join(run, shards, new_shards, filtering, filter_started)
     tables = RunTables(run.paths, run.quarantine, all_shards, input_records(run, splits))
-    dedupe = step_task(DedupeStep).submit(DedupeStep, all_shards, run.recipe_path)  # on a worker: its DuckDB memory is not ours
+    dedupe = shards.submit(DedupeStep, all_shards, run.recipe_path)  # on a worker: its DuckDB memory is not ours
     # queued behind the dedupe on the cluster, so they start the moment it ends, without this process
-    extract_task = step_task(ExtractStep)
-    extracts = [extract_task.submit(ExtractStep, s, run.recipe_path, wait_for=[dedupe]) for s in all_shards]
+    extracts = [shards.submit(ExtractStep, s, run.recipe_path, wait_for=[dedupe]) for s in all_shards]
     deduped = dedupe.result()
     stopping.check()
     print(f"[dedupe] {sum(d.funnel.read for d in deduped):,} posts through the duplicate filters "
@@ -183,10 +195,8 @@ def shard_work_flow(run: Run) -> RunTables:
     # on this process while the workers extract: the ingest quarantine (complete once dedupe is);
     # the gate's PII scan of each extracted shard, on the task runner beside the extracts
     with ThreadPoolTaskRunner(max_workers=1) as scanner:
-        joined = scanner.submit(step_task(JoinIngestQuarantine),
-                                {"step": JoinIngestQuarantine, "unit": tables, "recipe_path": run.recipe_path})
-        prescan_task = step_task(PrescanStep)
-        scans = [prescan_task.submit(PrescanStep, s, run.recipe_path, wait_for=[f]) for f, s in zip(extracts, all_shards)]
+        joined = StepRunner(scanner).submit(JoinIngestQuarantine, tables, run.recipe_path)
+        scans = [shards.submit(PrescanStep, s, run.recipe_path, wait_for=[f]) for f, s in zip(extracts, all_shards)]
         _run_parallel("extract", extracts)
         wait([joined, *scans])
         for f in [joined, *scans]:
@@ -200,7 +210,8 @@ def build_run(run: Run) -> BuildResult:
     filtered: they are replayed through dedupe and, when their `work` folder is new, re-labelled."""
     wh = Warehouse(run.warehouse)
     with run_lock(run.paths):
-        tables = shard_work_flow.with_options(task_runner=task_runner(run.workers, run.dask_address))(run)
+        with task_runner(run.workers, run.dask_address) as runner:
+            tables = shard_work(run, StepRunner(runner))
         stopping.check()
         assembled: AssembleResult = step_task(AssembleStep)(AssembleStep, tables, run.recipe_path)
         stopping.check()

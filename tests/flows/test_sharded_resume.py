@@ -80,9 +80,11 @@ def test_a_build_in_six_shards_matches_the_one_shard_build(demo_build, sharded_d
     assert pii["texts_from_prescan"] == 2 * pii["rows_checked"] > 0
 
 
-def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_demo):
-    """The shard work (and so its Dask workers with their spaCy models) is a subflow that has
-    finished before assembling, the quality gate and publishing start in the parent flow."""
+def test_a_build_is_one_flow_run_whose_shard_work_ends_before_the_run_is_assembled(sharded_demo):
+    """The shard work runs on a task runner the build enters around it only (and so its Dask
+    workers with their spaCy models are gone before assembling, the quality gate and publishing
+    start); a build is one flow run, with no child flow run (each would end up to 1 s late, joining
+    Prefect's heartbeat thread)."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import (
         FlowRunFilter,
@@ -95,22 +97,53 @@ def test_shard_work_runs_in_its_own_flow_that_ends_before_publishing(sharded_dem
     deadline = time.monotonic() + 30  # the server records task runs from their events, a moment after they end
     with get_client(sync_client=True) as client:
         while True:
-            children = client.read_flow_runs(
-                flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[parent])))
             tasks = client.read_task_runs(
                 task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[parent])))
-            work = [r for r in children if client.read_flow(r.flow_id).name == "express-shard-work"]
-            inner = client.read_task_runs(
-                task_run_filter=TaskRunFilter(flow_run_id=TaskRunFilterFlowRunId(any_=[work[0].id]))) if work else []
-            recorded = all(t.start_time for t in tasks + inner) and any(t.name.startswith("publish-run") for t in tasks)
+            recorded = all(t.end_time for t in tasks) and any(t.name.startswith("publish-run") for t in tasks)
             if recorded or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
-    assert len(work) == 1 and work[0].state.is_completed()
-    assert {t.name.split("-", 1)[0] for t in inner} == {"split", "filter", "dedupe", "extract", "prescan", "ingest"}
+        children = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[parent])))
+    assert children == []
+    kinds = {t.name.split("-", 1)[0] for t in tasks}
+    assert {"split", "filter", "dedupe", "extract", "prescan", "ingest", "assemble", "publish"} <= kinds
+    shard_work = [t for t in tasks if t.name.split("-", 1)[0] in {"split", "filter", "dedupe", "extract", "prescan", "ingest"}]
     (assemble,) = [t for t in tasks if t.name.startswith("assemble")]
     (publish,) = [t for t in tasks if t.name.startswith("publish-run")]
-    assert work[0].end_time <= assemble.start_time <= publish.start_time
+    assert max(t.end_time for t in shard_work) <= assemble.start_time <= publish.start_time
+
+
+def test_the_shard_work_task_runner_is_left_before_the_run_is_assembled(prefect_harness, demo_dump, tmp_path,
+                                                                        monkeypatch):
+    """The task runner of the shard work (local Dask workers, each with a spaCy model) is shut
+    down before the assemble step starts: the workers and the gate never hold memory together."""
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    import flows.build as build_module
+    from pipeline.assemble import AssembleStep
+    from tests.builds import build
+
+    events: list[str] = []
+
+    class Recorded(ThreadPoolTaskRunner):
+        def __exit__(self, *exc):
+            events.append("shard runner left")
+            return super().__exit__(*exc)
+
+        def duplicate(self):
+            return Recorded(max_workers=self._max_workers)
+
+    assemble = AssembleStep.run
+
+    def assemble_run(self, *args, **kwargs):
+        events.append("assemble")
+        return assemble(self, *args, **kwargs)
+
+    monkeypatch.setattr(build_module, "task_runner", lambda workers, address: Recorded(max_workers=1))
+    monkeypatch.setattr(AssembleStep, "run", assemble_run)
+    built = build([str(demo_dump)], str(tmp_path / "wh"), CONFIG, shard_lines=SHARD_LINES, workers=0)
+    assert built["release"] and events == ["shard runner left", "assemble"]
 
 
 def test_kill_9_mid_build_then_rerun_publishes_identical_data(prefect_harness, demo_dump, sharded_demo, tmp_path):
@@ -160,7 +193,7 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
     from prefect import flow
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    from flows.build import _split_and_filter
+    from flows.build import StepRunner, _split_and_filter
     from pipeline import split as split_step
     from pipeline.plan import BuildRequest, open_build, plan_build
 
@@ -177,10 +210,11 @@ def test_shards_are_filtered_while_the_rest_of_the_input_is_still_being_split(pr
 
     monkeypatch.setattr(split_step._ShardFile, "close", close_once_the_first_shard_is_filtered)
 
-    @flow(name="split-and-filter", task_runner=ThreadPoolTaskRunner(max_workers=1))
+    @flow(name="split-and-filter")
     def split_and_filter():
-        splits, filtering = _split_and_filter(run)
-        return splits, [f.result() for f in filtering.values()]
+        with ThreadPoolTaskRunner(max_workers=1) as one_worker:
+            splits, filtering = _split_and_filter(run, StepRunner(one_worker))
+            return splits, [f.result() for f in filtering.values()]
 
     (split,), filtered = split_and_filter()
     assert len(split.shards) == len(closed) >= 4 and len(filtered) == len(split.shards)
