@@ -146,9 +146,8 @@ def _split_and_filter(run: Run, shards: StepRunner) -> tuple[list[SplitResult], 
     # on threads of this process, not on the workers: a worker busy splitting could not filter
     # (with one worker, filtering waited for the whole split); the split is zstd and hashing in C
     with ThreadPoolTaskRunner(max_workers=min(SPLIT_THREADS, len(run.inputs)) or 1) as splitter:
-        splits = [StepRunner(splitter).submit(
-                      SplitStep, InputFile(p, run.shards_dir, stems[p], run.shard_lines, run.hashes.get(p)), run.recipe_path)
-                  for p in run.inputs]
+        inputs = [InputFile(p, run.shards_dir, stems[p], run.shard_lines, run.hashes.get(p)) for p in run.inputs]
+        splits = [StepRunner(splitter).submit(SplitStep, unit, run.recipe_path) for unit in inputs]
         while wait(splits, timeout=0.25).not_done:
             stopping.check()
             submit_ready()
