@@ -18,11 +18,10 @@ from typing import Any
 
 from common.files import write_json
 from evaluation.scoring.analysis import analyse
-from evaluation.scoring.emotion_words import summary
 from evaluation.scoring.invalid import invalid_shapes
 from evaluation.live.memorization import summarise
 from evaluation.scoring.metrics import aggregate
-from evaluation.scoring.slices import month_scores, score_rows, span, window_scores
+from evaluation.scoring.slices import emotion_word_summary, month_scores, score_rows, span, window_scores
 from evaluation.live.timesplit import cutoff_split
 from schemas.config import LiveFields, probe_kinds, utc_seconds
 from schemas.lexicon import Decomposition, default_decomposition
@@ -118,8 +117,7 @@ def derive_numbers(run_dir: str | Path, dec: Decomposition | None = None, *, kep
     analysis["scores"] = window_scores(scored, cut, samples, seed)
     analysis["span"] = span(scored)
     analysis["months"] = month_scores(scored, samples, seed)
-    analysis["emotion_words"] = summary(((r["surfaces"], r["parsed"]) for r in read_run_predictions(paths.root)),
-                                        metrics["VRate"])
+    analysis["emotion_words"] = emotion_word_summary(scored, metrics["VRate"])
     if kept.get("probe"):
         facts = kept["probe"]
         analysis["probe"] = {**facts, **summarise(list(read_rows(paths.probe)), facts["settings"]["overlap_words"],

@@ -9,7 +9,6 @@ variants; an excluded lexicon string is no emotion word).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
 from schemas.vocabulary import Vocabulary, default_vocabulary
@@ -25,10 +24,11 @@ def is_emotion_word(word: str, vocabulary: Vocabulary) -> bool:
     return vocabulary.canonical(word) is not None
 
 
-def emotion_words(parsed: list[str] | None, valid: bool, vocabulary: Vocabulary | None = None) -> int:
-    """How many words of a valid row's answer are vocabulary words (0 for an invalid row)."""
+def other_words(parsed: list[str] | None, valid: bool, vocabulary: Vocabulary | None = None) -> tuple[str, ...]:
+    """The words of a valid row's answer that are no vocabulary word, folded (none for an invalid row:
+    its words are not counted as answers)."""
     vocab = vocabulary or default_vocabulary()
-    return sum(is_emotion_word(w, vocab) for w in parsed or []) if valid else 0
+    return tuple(w.strip().lower() for w in parsed or [] if not is_emotion_word(w, vocab)) if valid else ()
 
 
 def flagged(vrate: float, ewrate: float | None) -> bool:
@@ -36,20 +36,12 @@ def flagged(vrate: float, ewrate: float | None) -> bool:
     return ewrate is not None and vrate >= VRATE_HIGH and ewrate < EWRATE_LOW
 
 
-def summary(rows: Iterable[tuple[list[str], list[str] | None]], vrate: float,
+def summary(answers: int, hits: int, others: Counter[str], vrate: float,
             vocabulary: Vocabulary | None = None) -> dict[str, Any]:
-    """EWRate of (gold, parsed) rows with its counts, the commonest answers outside the vocabulary and
-    the flag (analysis.json `emotion_words`)."""
-    vocab = vocabulary or default_vocabulary()
-    answers = hits = 0
-    other: Counter[str] = Counter()
-    for gold, parsed in rows:
-        valid = parsed is not None and len(parsed) == len(gold)
-        hits += emotion_words(parsed, valid, vocab)
-        if valid:
-            answers += len(gold)
-            other.update(w.strip().lower() for w in parsed or [] if not is_emotion_word(w, vocab))
+    """EWRate of a run's `answers` answered words (those of valid rows), `hits` of them emotion words,
+    with the commonest `others` and the flag (analysis.json `emotion_words`)."""
     rate = hits / answers if answers else None
-    return {"EWRate": rate, "answers": answers, "emotion_words": hits, "vocabulary": vocab.version,
-            "not_emotion_words": [[w, c] for w, c in other.most_common(TOP_OTHER)],
+    return {"EWRate": rate, "answers": answers, "emotion_words": hits,
+            "vocabulary": (vocabulary or default_vocabulary()).version,
+            "not_emotion_words": [[w, c] for w, c in others.most_common(TOP_OTHER)],
             "thresholds": {"VRate_high": VRATE_HIGH, "EWRate_low": EWRATE_LOW}, "flagged": flagged(vrate, rate)}

@@ -5,13 +5,14 @@ with the run's own resamples and seed, so the same rows always give the same int
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from evaluation.live.window import iso
-from evaluation.scoring.emotion_words import emotion_words
+from evaluation.scoring.emotion_words import other_words, summary
 from evaluation.scoring.metrics import RowScore, aggregate, score_row
 from evaluation.scoring.stats import bootstrap_intervals, row_arrays
 from schemas.lexicon import Decomposition
@@ -23,11 +24,13 @@ LEVEL = 0.95
 
 @dataclass(frozen=True)
 class ScoredRow:
-    """One stored answer, scored: when its post was written, its score, its emotion words."""
+    """One stored answer, scored: when its post was written, its score, how many of its answered words
+    are emotion words and which are not (none for an invalid row)."""
 
     created: int | None  # Unix seconds (None: a run stored before rows carried it)
     score: RowScore
     emotion_words: int
+    others: tuple[str, ...] = ()
 
 
 def score_rows(rows: Iterable[dict[str, Any]], dec: Decomposition,
@@ -38,15 +41,28 @@ def score_rows(rows: Iterable[dict[str, Any]], dec: Decomposition,
     for r in rows:
         s = score_row(r["surfaces"], r["parsed"], dec)
         created = r.get("created_utc")
-        out.append(ScoredRow(None if created is None else int(created), s, emotion_words(r["parsed"], s.valid, vocab)))
+        others = other_words(r["parsed"], s.valid, vocab)
+        out.append(ScoredRow(None if created is None else int(created), s, s.masks - len(others) if s.valid else 0,
+                             others))
     return out
+
+
+def _answers(rows: Sequence[ScoredRow]) -> int:
+    """The answered words of the valid rows: EWRate's denominator, as F1V's."""
+    return sum(r.score.masks for r in rows if r.score.valid)
+
+
+def emotion_word_summary(rows: Sequence[ScoredRow], vrate: float, vocabulary: Vocabulary | None = None) -> dict[str, Any]:
+    """The run's emotion-word rate with its counts, the commonest other answers and the flag."""
+    return summary(_answers(rows), sum(r.emotion_words for r in rows), Counter(w for r in rows for w in r.others),
+                   vrate, vocabulary)
 
 
 def slice_scores(rows: Sequence[ScoredRow], samples: int, seed: int) -> dict[str, Any]:
     """rows, masks, AccL, AccV, F1V, VRate, EWRate (None without a valid row) and their intervals
     (`intervals`: [low, high] per metric, None when no resample was drawn)."""
     point = aggregate(r.score for r in rows)
-    answers = sum(r.score.masks for r in rows if r.score.valid)
+    answers = _answers(rows)
     drawn = bootstrap_intervals(row_arrays([r.score for r in rows]), samples, seed, LEVEL) if rows else {}
     return {"rows": len(rows), "masks": point["masks"],
             **{m: point[m] if rows else None for m in METRICS},
