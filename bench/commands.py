@@ -9,9 +9,11 @@ median seconds of both and the median of the pairs' ratios (after / before), the
 The commands: `evaluate --predictor most-frequent --limit 5`, `score`, `report`, `card`, `compare`,
 `leaderboard`, `releases`, `--help` and an option error, on a demo warehouse made once (with this
 checkout); `build`: a 1,000-post dump of bench/real_text.py into a fresh warehouse each run, with no
-Prefect API configured; `build-server`: the same with PREFECT_API_URL naming a running
-`prefect server start`. Every run shares one Prefect home made before the first, so a command that
-starts a temporary API pays its start but not a new database's.
+Prefect API configured, so the temporary API a build before it started is still there (a person's
+next build); `build-first`: the same with no temporary API running (the first build, whose API
+starts with it: the bench ends the API after each run); `build-server`: the same with
+PREFECT_API_URL naming a running `prefect server start`. Every run shares one Prefect home made
+before the first, so a command that starts a temporary API pays its start but not a new database's.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from bench.real_text import RealTextSpec, write_dump  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 RELEASE = "express-demo/v2"
 BY_HAND = ("evaluate", "score", "report", "card", "compare", "leaderboard", "releases", "help", "option-error")
-BUILDS = ("build", "build-server")
+BUILDS = ("build-first", "build", "build-server")
 
 
 def express(checkout: Path) -> list[str]:
@@ -55,6 +57,7 @@ def arguments(name: str, work: Path, side: str, run: int) -> list[str]:
         "help": ["--help"],
         "option-error": ["leaderboard", "--format", "nonsense"],
         "build": ["build", "--input", str(work / "in1k"), "--warehouse", str(work / f"build-{side}-{run}")],
+        "build-first": ["build", "--input", str(work / "in1k"), "--warehouse", str(work / f"build-{side}-{run}")],
         "build-server": ["build", "--input", str(work / "in1k"), "--warehouse", str(work / f"build-{side}-{run}")],
     }[name]
 
@@ -88,6 +91,8 @@ def compare(name: str, before: Path, pairs: int, work: Path, envs: dict[str, dic
         for side, checkout in (("before", before), ("after", REPO)):
             cmd = [*express(checkout), *arguments(name, work, side, k)]
             pair[side] = timed(cmd, checkout, envs[side], 2 if name == "option-error" else 0)
+            if name == "build-first":
+                end_temporary_apis(Path(envs[side]["PREFECT_HOME"]))
             shutil.rmtree(work / f"build-{side}-{k}", ignore_errors=True)
         if k:
             for side in pair:
@@ -96,6 +101,20 @@ def compare(name: str, before: Path, pairs: int, work: Path, envs: dict[str, dic
     return {"before_s": statistics.median(seconds["before"]), "after_s": statistics.median(seconds["after"]),
             "ratio": statistics.median(ratios), "before": [round(s, 2) for s in seconds["before"]],
             "after": [round(s, 2) for s in seconds["after"]]}
+
+
+def end_temporary_apis(home: Path) -> None:
+    """End the temporary APIs recorded in the Prefect home (flows/prefect_api.py's files) and wait
+    until they are gone."""
+    import psutil
+
+    for record in home.glob("express-api.*.json"):
+        try:
+            proc = psutil.Process(json.loads(record.read_text())["pid"])
+            proc.terminate()
+            proc.wait(timeout=60)
+        except (OSError, ValueError, KeyError, psutil.NoSuchProcess):
+            pass
 
 
 class PrefectServer:
@@ -155,6 +174,7 @@ def main() -> int:
         print(f"{name:<14} {r['before_s']:>9.2f} {r['after_s']:>8.2f} {r['ratio']:>12.3f}", flush=True)
     if server:
         server.stop()
+    end_temporary_apis(work / "prefect-home")
     print(json.dumps({"pairs": args.pairs, "load_before": round(load, 2), "before": args.before,
                       "commands": {k: {kk: (round(vv, 3) if isinstance(vv, float) else vv) for kk, vv in v.items()}
                                    for k, v in results.items()}}))

@@ -8,8 +8,8 @@ the stop is raised again there.
 
 A stop's clean-up (threads ending their step, servers and workers stopping) takes seconds. Should it
 hang (a thread stuck where the stop cannot reach it), the process leaves anyway GRACE_SECONDS after
-the signal, with the stop's exit code; its temporary Prefect API then ends by itself, as after
-`kill -9` (flows/prefect_api.py), and a rerun resumes as after one.
+the signal, with the stop's exit code; its temporary Prefect API then ends by itself once idle, as
+after `kill -9` (flows/prefect_api.py), and a rerun resumes as after one.
 """
 from __future__ import annotations
 

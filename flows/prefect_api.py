@@ -1,21 +1,27 @@
-"""The Prefect API a command's flows report to: the user's, when one is configured, else one
-temporary server per command, which the command's local Dask workers share.
+"""The Prefect API a command's flows report to: the user's, when one is configured, else a
+temporary server that express starts and the commands on the same Prefect home share.
 
 Without a configured API, Prefect starts a temporary server in every process that runs a flow or
-a task, so each Dask worker would start its own. A command starts one instead, in a child process
-(`python -m uvicorn` over `create_app` below, the way Prefect's own temporary server runs), and
-exports its URL before any worker spawns; a child process of the command (a benchmark's build)
-inherits it. The server starts as soon as the command knows it runs flows, and the command waits
-for it only before its first flow, doing its own work meanwhile. It is stopped when the command's
-process exits, and never outlives it: it runs in a session of its own (a terminal's Ctrl-C
-reaches the command, which then stops it, not the server first), and it exits by itself once the
-command is gone, however it ended (a pipe from the command reads end-of-file when the command's
-process is killed). What the server logs (a shutdown in the middle of recording events, say) is
-its own: the command prints it only when the server fails to start.
+a task, so each Dask worker would start its own, and every command would wait for a new one. A
+command instead joins the temporary server already running for its Prefect home, or starts one in
+a child process (`python -m uvicorn` over `create_app` below, the way Prefect's own temporary
+server runs), and exports its URL before any worker spawns; a child process of the command (a
+benchmark's build) inherits it. The server starts as soon as the command knows it runs flows, and
+the command waits for it only before its first flow, doing its own work meanwhile.
+
+The server stays while any command uses it, and then for EXPRESS_API_IDLE seconds (300 unless
+set; 0: it ends with its last command), so a person's next build finds it answering. It ends by
+itself, however its commands ended (Ctrl-C, SIGTERM, `kill -9`): each command holds a lock on a
+lease file for as long as its process lives, and the server ends once that file has been unlocked
+for the idle time. It runs in a session of its own (a terminal's Ctrl-C reaches the command, not
+the server), and what it writes goes to a log file in the Prefect home, which the command names
+only when the server fails to start.
 """
 from __future__ import annotations
 
-import atexit
+import fcntl
+import json
+import math
 import os
 import signal
 import socket
@@ -23,16 +29,20 @@ import subprocess
 import sys
 import threading
 import time
-from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-TEMPORARY_API = "EXPRESS_TEMPORARY_API"  # the URL of the temporary API this process or a parent started
+TEMPORARY_API = "EXPRESS_TEMPORARY_API"  # the URL of the temporary API this process or a parent joined
 APP = "flows.prefect_api:create_app"
-PARENT_PIPE = "EXPRESS_API_PARENT_PIPE"  # the server's end of the pipe its command holds open
+IDLE = "EXPRESS_API_IDLE"  # seconds a temporary API stays once no command uses it
+IDLE_DEFAULT = 300.0
+SERVER_FILES = "EXPRESS_API_FILES"  # in the server's process: where its files are (`Files.stem`)
+POLL = 0.5  # seconds between the server's looks at its lease
 SLOW_START = 1.0  # seconds of waiting after which the command says it waits for the API
-WAITING = "[prefect] waiting for the Prefect API (a temporary server for this command; " \
+WAITING = "[prefect] waiting for the Prefect API (a temporary server, kept for the next commands; " \
           "PREFECT_API_URL names a running one)"
 
 
@@ -61,11 +71,15 @@ def from_recipe(url: str) -> None:
         refresh_global_settings_context()
 
 
+def _prefect_home() -> Path:
+    return Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser()
+
+
 def _prefect_settings_files() -> bool:
     """Could Prefect's settings name an API other than through the environment? Where Prefect reads
     its settings from (its documentation, "Settings and profiles"): the profiles file, and
     prefect.toml, .env and pyproject.toml's [tool.prefect] in the working directory."""
-    home = Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser()
+    home = _prefect_home()
     profiles = os.environ.get("PREFECT_PROFILES_PATH") or str(home / "profiles.toml")
     profiles = profiles.replace("$PREFECT_HOME", str(home))
     cwd = Path.cwd()
@@ -81,34 +95,128 @@ def _prefect_settings_files() -> bool:
                 or mentions(cwd / "pyproject.toml", "tool.prefect"))
 
 
+def idle_seconds() -> float:
+    """EXPRESS_API_IDLE as seconds; a value that is none is the command's error, before it starts anything."""
+    raw = os.environ.get(IDLE, "").strip()
+    if not raw:
+        return IDLE_DEFAULT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{IDLE}={raw}: not a number of seconds (0 or more; 0 ends the temporary Prefect API "
+                         "with its last command)")
+    return value
+
+
+class Files:
+    """Where the commands of one Prefect home meet the temporary API of one app, beside the API's
+    database: `<stem>.json` says its URL and process; the server holds a shared lock on
+    `<stem>.alive` for as long as it runs; each command that uses it holds one on `<stem>.lease`;
+    whoever decides to join, start or end it holds `<stem>.lock`; `<stem>.log` is what it wrote.
+    Locks (flock) end with the process that holds them, however it ends."""
+
+    def __init__(self, stem: Path) -> None:
+        self.stem = stem
+
+    @classmethod
+    def of(cls, app: str) -> Files:
+        home = _prefect_home()
+        home.mkdir(parents=True, exist_ok=True)
+        return cls(home / f"express-api.{app.split(':')[0].rsplit('.', 1)[-1]}")
+
+    def path(self, suffix: str) -> Path:
+        return self.stem.with_name(self.stem.name + suffix)
+
+    def hold(self, suffix: str) -> int:
+        """A descriptor holding a shared lock on the file (released when it is closed or its process ends)."""
+        fd = os.open(self.path(suffix), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        return fd
+
+    def held(self, suffix: str) -> bool:
+        """Does any process hold a lock on the file?"""
+        fd = os.open(self.path(suffix), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
+    @contextmanager
+    def deciding(self) -> Iterator[None]:
+        fd = os.open(self.path(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def running(self) -> dict[str, Any] | None:
+        """The server recorded here, if its process still runs (call while deciding)."""
+        try:
+            recorded = json.loads(self.path(".json").read_text())
+        except (OSError, ValueError):
+            return None
+        return recorded if self.held(".alive") else None
+
+    def record(self, url: str, pid: int) -> None:
+        self.path(".json").write_text(json.dumps({"url": url, "pid": pid}))
+
+    def forget(self, pid: int) -> None:
+        """Remove the record if it names process `pid` (call while deciding)."""
+        try:
+            if json.loads(self.path(".json").read_text()).get("pid") == pid:
+                self.path(".json").unlink()
+        except (OSError, ValueError):
+            pass
+
+
 def create_app() -> Any:
     """uvicorn's factory in the server's process: Prefect's API app as its temporary server runs
     it (no UI, no background services but those a temporary server needs)."""
     from prefect.server.api.server import create_app as prefect_app
 
-    exit_with_parent()
+    end_when_unused()
     return prefect_app(ephemeral=True, final=True)
 
 
-def exit_with_parent() -> None:
-    """In the server's process: stop the server (as SIGTERM does) once the command that started it
-    is gone, i.e. once its end of PARENT_PIPE is closed; if the server has not stopped a while
-    later, end the process."""
-    fd = os.environ.pop(PARENT_PIPE, None)
-    if fd is None:
+def end_when_unused() -> None:
+    """In the server's process: stop the server (as SIGTERM does) once no command has held its
+    lease for EXPRESS_API_IDLE seconds, removing its record first, under the lock commands decide
+    under, so none joins a server that is ending; at once if its files are gone (their Prefect home
+    was removed). If it has not stopped a while later, end the process."""
+    stem = os.environ.pop(SERVER_FILES, None)
+    if stem is None:
         return
+    files, idle = Files(Path(stem)), idle_seconds()
 
     def watch() -> None:
+        unused_since = None
         try:
-            while os.read(int(fd), 1):
-                pass
-        except OSError:
+            while True:
+                time.sleep(POLL)
+                if files.held(".lease"):
+                    unused_since = None
+                    continue
+                unused_since = unused_since or time.monotonic()
+                if time.monotonic() - unused_since < idle:
+                    continue
+                with files.deciding():
+                    if not files.held(".lease"):
+                        files.forget(os.getpid())
+                        break
+                unused_since = None
+        except OSError:  # its files are gone with their Prefect home: no command can find it
             pass
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(10)
         os._exit(1)
 
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    threading.Thread(target=watch, name="end-when-unused", daemon=True).start()
 
 
 def is_temporary() -> bool:
@@ -118,34 +226,42 @@ def is_temporary() -> bool:
 
 
 class Server:
-    """The temporary API's server process, launched now and waited for later. Its output is kept
-    (the last lines) for the message of a server that fails to start, not printed."""
+    """The temporary API this command uses: the one running for its Prefect home and app, joined,
+    else one launched now; waited for later. The command holds its lease until its process ends."""
 
     def __init__(self, app: str = APP) -> None:
+        idle_seconds()  # a bad EXPRESS_API_IDLE is refused before anything starts
+        self.files = Files.of(app)
+        self.proc: subprocess.Popen | None = None
+        with self.files.deciding():
+            self._lease: int | None = self.files.hold(".lease")
+            running = self.files.running()
+            self.url = running["url"] if running else self._launch(app)
+
+    def _launch(self, app: str) -> str:
+        """Start a server; it inherits the lock on `.alive` that says it runs."""
         with socket.socket() as sock:  # a port the system says is free
             sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
+            port = sock.getsockname()[1]
         repo = Path(find_spec("flows").origin).parents[1]  # where the app's module is, without importing it
-        theirs, self._ours = os.pipe()  # the server watches `theirs`: end-of-file once this process is gone
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--app-dir", str(repo), "--factory", app, "--host", "127.0.0.1",
-             "--port", str(self.port), "--log-level", "error", "--lifespan", "on"],
-            env={**os.environ, "PREFECT_UI_ENABLED": "0", PARENT_PIPE: str(theirs)},
-            pass_fds=[theirs], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE)
-        os.close(theirs)
-        self.said: deque[str] = deque(maxlen=20)  # the end of what the server wrote
-        self._reader = threading.Thread(target=self._keep_output, name="api-output", daemon=True)
-        self._reader.start()
-        atexit.register(self.stop)
+        alive = self.files.hold(".alive")
+        self.files.path(".log").unlink(missing_ok=True)  # a server still ending keeps writing to its own
+        try:
+            with open(self.files.path(".log"), "wb") as log:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "uvicorn", "--app-dir", str(repo), "--factory", app, "--host", "127.0.0.1",
+                     "--port", str(port), "--log-level", "error", "--lifespan", "on"],
+                    env={**os.environ, "PREFECT_UI_ENABLED": "0", SERVER_FILES: str(self.files.stem)},
+                    pass_fds=[alive], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=log)
+        finally:
+            os.close(alive)
+        url = f"http://127.0.0.1:{port}/api"
+        self.files.record(url, self.proc.pid)
+        return url
 
-    def _keep_output(self) -> None:
-        for line in self.proc.stderr:
-            self.said.append(line.decode(errors="replace").rstrip())
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/api"
+    def _ended(self) -> bool:
+        return self.proc.poll() is not None if self.proc is not None else not self.files.held(".alive")
 
     def wait(self) -> str:
         """Its URL once it answers (saying so on stderr when that takes a while); an error if it
@@ -157,7 +273,7 @@ class Server:
         started = time.monotonic()
         told = False
         with httpx.Client() as client:
-            while self.proc.poll() is None and time.monotonic() < started + wait:
+            while not self._ended() and time.monotonic() < started + wait:
                 try:
                     if client.get(f"{self.url}/health").status_code == 200:
                         return self.url
@@ -167,18 +283,28 @@ class Server:
                     print(WAITING, file=sys.stderr, flush=True)
                     told = True
                 time.sleep(0.1)
+        ended = self._ended()
         self.stop()
-        self._reader.join(timeout=5)  # what it wrote last, read to its end
-        last = next((line for line in reversed(self.said) if line.strip()), "")
-        raise RuntimeError(f"the temporary Prefect API did not start within {wait} s (server exit code "
-                           f"{self.proc.poll()}{f': {last}' if last else ''}); set PREFECT_API_URL to use a "
-                           "running Prefect server")
+        raise RuntimeError(f"the temporary Prefect API did not start within {wait} s "
+                           f"({self._last_words(ended)}); set PREFECT_API_URL to use a running Prefect server")
+
+    def _last_words(self, ended: bool) -> str:
+        try:
+            lines = self.files.path(".log").read_text(errors="replace").splitlines()
+        except OSError:
+            lines = []
+        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        state = (f"server exit code {self.proc.poll()}" if self.proc is not None
+                 else "the server it joined ended" if ended else "the server it joined does not answer")
+        return f"{state}: {last}" if last else state
 
     def stop(self) -> None:
-        if self._ours is not None:
-            os.close(self._ours)
-            self._ours = None
-        if self.proc.poll() is None:
+        """Give up the lease and end the server if this command launched it (a server that fails to
+        start; a test's own)."""
+        if self._lease is not None:
+            os.close(self._lease)
+            self._lease = None
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=5)
@@ -187,19 +313,19 @@ class Server:
                 self.proc.wait()
 
 
-_SERVERS: list[Server] = []  # the one this process started, if any
+_SERVERS: list[Server] = []  # the one this process joined or launched, if any
 
 
 def start(app: str = APP) -> None:
-    """Launch this process's temporary server, unless an API is configured or one was launched
-    before; it is waited for by `ensure`."""
+    """Join or launch this process's temporary server, unless an API is configured or one was
+    joined before; it is waited for by `ensure`."""
     if not _SERVERS and not configured():
         _SERVERS.append(Server(app))
 
 
 def ensure(app: str = APP) -> str | None:
     """Make this process's flows report to an API: the configured one (returns None), else the
-    temporary server this process launched (`start`), launched now if not yet (returns its URL)."""
+    temporary server this process joined or launched (`start`), now if not yet (returns its URL)."""
     start(app)
     if os.environ.get("PREFECT_API_URL") or not _SERVERS:
         return None

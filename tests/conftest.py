@@ -17,6 +17,7 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 os.environ.pop("PREFECT_API_URL", None)
+os.environ["EXPRESS_API_IDLE"] = "0"  # a temporary API a test's commands start ends with their last one
 for _key, _value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false"}.items():
     os.environ.setdefault(_key, _value)
 os.environ.pop("EXPRESS_WAREHOUSE", None)

@@ -21,9 +21,13 @@ def fresh_python(code: str, *args: str, env: dict[str, str] | None = None, timeo
     return done.stdout
 
 
+KEPT = ("EXPRESS_API_IDLE",)  # the tests' temporary APIs end with their last command (tests/conftest.py)
+
+
 def environ_without(*prefixes: str, **extra: str) -> dict[str, str]:
-    """This process's environment without the variables starting with `prefixes`, plus `extra`."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)} | extra
+    """This process's environment without the variables starting with `prefixes` (but those KEPT),
+    plus `extra`."""
+    return {k: v for k, v in os.environ.items() if k in KEPT or not k.startswith(prefixes)} | extra
 
 
 class Hung(AssertionError):

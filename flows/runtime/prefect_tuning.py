@@ -18,7 +18,7 @@ def server_app() -> str:
 def without_heartbeats() -> AbstractContextManager[Any]:
     """Flow runs under a temporary API send no heartbeats: Prefect beats from a thread that sleeps
     in 1 s steps and is joined when the run ends. The beats feed a lasting server's detection of
-    crashed runs; a temporary API ends with its command. A user's API keeps them."""
+    crashed runs; a temporary API ends minutes after its last command. A user's API keeps them."""
     if not (enabled("no_heartbeats") and prefect_api.is_temporary()):
         return nullcontext()
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings

@@ -4,7 +4,7 @@ local workers, reached over plain HTTP, serving Prefect's app through the quick-
 flow runs under it that end without waiting for Prefect's heartbeat thread; a user's API is used
 as it is."""
 
-import io
+import os
 import sys
 from types import SimpleNamespace
 
@@ -56,16 +56,16 @@ def test_a_plain_session_still_gives_its_flows_a_temporary_api_untuned(prefect_h
     assert heartbeat != "None" and int(heartbeat) > 0
 
 
-def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch):
+def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch, tmp_path):
     from flows import prefect_api
     from flows.runtime import prefect_tuning
 
     launched = []
-    silent = SimpleNamespace(stderr=io.BytesIO())  # a server that says nothing
-    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append(cmd) or silent)
-    monkeypatch.setattr(prefect_api.atexit, "register", lambda *a: None)
+    ended = SimpleNamespace(pid=0, poll=lambda: 0)  # a server that is gone at once
+    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append(cmd) or ended)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
     monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
-    prefect_api.Server(prefect_tuning.server_app())
+    prefect_api.Server(prefect_tuning.server_app()).stop()
     ((cmd),) = launched
     assert cmd[cmd.index("--factory") + 1] == "flows.runtime.retry_soon:create_app"
     monkeypatch.setenv("EXPRESS_PLAIN", "retry_soon")
@@ -146,3 +146,98 @@ def test_an_in_process_build_command_uses_the_temporary_api_and_its_rerun_prints
     assert "skipped (done before)" in rerun_err and rerun_out.split()[-1] == "0"
     for line in filter(None, done.stderr.splitlines()):
         assert line.startswith("[") or line == "rerun", done.stderr[-3000:]  # progress lines only
+
+
+USED = """
+import json, os
+from flows import prefect_api, runtime
+with runtime.session() as wait_for_api:
+    wait_for_api()
+record = json.loads(prefect_api.Files.of(runtime.prefect_tuning.server_app()).path(".json").read_text())
+print(os.environ['PREFECT_API_URL'], record['url'], record['pid'])
+"""
+
+
+def _gone(pid: int) -> bool:
+    """The process ended within the guard (psutil waits; a zombie child of nobody here counts as ended)."""
+    import psutil
+
+    try:
+        psutil.Process(pid).wait(timeout=120)
+    except psutil.NoSuchProcess:
+        pass
+    except psutil.TimeoutExpired:
+        return False
+    return True
+
+
+def test_commands_on_one_prefect_home_share_its_temporary_api_which_ends_once_none_holds_it(prefect_home,
+                                                                                          monkeypatch):
+    """The second command joins the server the first started (no second start to wait for); held by
+    a lease (here the test's own, as a third command would hold it), it outlives both; released, it
+    ends by itself (EXPRESS_API_IDLE=0) and removes its record."""
+    from flows import prefect_api
+    from flows.runtime import prefect_tuning
+
+    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))
+    monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
+    files = prefect_api.Files.of(prefect_tuning.server_app())
+    lease = files.hold(".lease")
+    env = environ_without(*NO_API, PREFECT_HOME=str(prefect_home), EXPRESS_API_IDLE="0")
+    try:
+        first = fresh_python(USED, env=env, timeout=180).split()
+        second = fresh_python(USED, env=env, timeout=180).split()
+        assert first[0] == first[1] and second == first, (first, second)
+        assert files.held(".alive")
+    finally:
+        os.close(lease)
+    assert _gone(int(first[2])), "the temporary API still runs though no command holds it"
+    assert not files.path(".json").exists() and not files.held(".alive")
+
+
+def test_a_temporary_api_waits_its_idle_time_for_the_next_command(prefect_home):
+    """EXPRESS_API_IDLE=600: the command is gone, its server still answers (a person's next build
+    finds it)."""
+    import httpx
+    import psutil
+
+    env = environ_without(*NO_API, PREFECT_HOME=str(prefect_home), EXPRESS_API_IDLE="600")
+    url, _, pid = fresh_python(USED, env=env, timeout=180).split()
+    try:
+        assert httpx.get(f"{url}/health").status_code == 200
+    finally:
+        psutil.Process(int(pid)).terminate()
+    assert _gone(int(pid))
+
+
+def test_an_idle_time_that_is_no_number_of_seconds_is_the_commands_one_line_error(tmp_path):
+    from sources.demo import DemoSpec, write_demo_dump
+
+    dump = write_demo_dump(tmp_path / "in", DemoSpec(posts=20))
+    env = environ_without(*NO_API, EXPRESS_API_IDLE="soon", PREFECT_HOME=str(tmp_path / "home"))
+    done = run_until_idle([sys.executable, "-m", "flows.cli", "build", "--input", str(dump), "--warehouse",
+                           str(tmp_path / "wh")], cwd=REPO, env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "express build: nothing published: EXPRESS_API_IDLE=soon: not a number of seconds (0 or more; 0 ends "
+        "the temporary Prefect API with its last command)"]
+    assert not (tmp_path / "home" / "express-api.retry_soon.json").exists()
+
+
+def test_a_temporary_api_whose_prefect_home_is_removed_ends_without_waiting_its_idle_time(prefect_home,
+                                                                                        monkeypatch):
+    """A test session's home is removed as it ends; the server it left must not wait forever."""
+    import shutil
+
+    from flows import prefect_api
+    from flows.runtime import prefect_tuning
+
+    home = prefect_home
+    monkeypatch.setenv("PREFECT_HOME", str(home))
+    monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
+    lease = prefect_api.Files.of(prefect_tuning.server_app()).hold(".lease")
+    env = environ_without(*NO_API, PREFECT_HOME=str(home), EXPRESS_API_IDLE="600")
+    pid = int(fresh_python(USED, env=env, timeout=180).split()[-1])
+    shutil.rmtree(home)
+    os.close(lease)
+    assert _gone(pid), "the temporary API outlived its Prefect home"

@@ -1,8 +1,9 @@
 """A build stopped as a terminal, a supervisor or the kernel stops it ends promptly and leaves no
 process of its own behind: Ctrl-C (SIGINT to the whole process group) says `interrupted` and exits
 130; SIGTERM (timeout, CI cancellation, docker stop, systemd) says `terminated` and exits 143;
-after `kill -9` the temporary Prefect API ends by itself. Real processes,
-the command leading its own process group as in a terminal."""
+the temporary Prefect API it started ends by itself once no command holds it (here at once:
+EXPRESS_API_IDLE=0), also after `kill -9`. Real processes, the command leading its own process
+group as in a terminal."""
 from __future__ import annotations
 
 import os
@@ -30,7 +31,7 @@ def dump(tmp_path_factory):
 
 def _running_build(dump, tmp_path, prefect_home):
     """`express build` past its split (its API up) and the processes it started."""
-    env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(prefect_home))
+    env = environ_without("PREFECT_API", "EXPRESS_", PREFECT_HOME=str(prefect_home), EXPRESS_API_IDLE="0")
     proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "build", "--input", str(dump), "--warehouse",
                              str(tmp_path / "wh"), "--workers", "0"], cwd=REPO, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
