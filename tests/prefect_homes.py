@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import shutil
+import time
 from pathlib import Path
 
 from tests.fresh_python import environ_without, fresh_python
@@ -34,11 +35,28 @@ def template(root: Path) -> Path:
                          timeout=300)
             if not (home / "prefect.db").exists():
                 raise AssertionError(f"the first start made no database in {home}")
+            _until_its_server_ended(home)
             (home / _READY).touch()
     return home
 
 
+def _until_its_server_ended(home: Path, guard: float = 300) -> None:
+    """The first start's server ends by itself once its command is gone (EXPRESS_API_IDLE=0, kept by
+    environ_without): the database is copied only once nothing writes to it."""
+    from flows.prefect_api import Files
+
+    deadline = time.monotonic() + guard
+    for alive in home.glob("express-api.*.alive"):
+        files = Files(alive.with_suffix(""))
+        while files.held(".alive"):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the temporary API on {home} did not end within {guard:g} s of its command")
+            time.sleep(0.1)
+
+
 def seeded(home: Path, template_home: Path) -> Path:
-    """`home` holding a copy of the template's database (created when missing)."""
-    shutil.copytree(template_home, home, dirs_exist_ok=True, ignore=shutil.ignore_patterns(_READY))
+    """`home` holding a copy of the template's database (created when missing), without the template's
+    temporary-API files (its server is gone)."""
+    shutil.copytree(template_home, home, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(_READY, "express-api.*"))
     return home
