@@ -155,16 +155,16 @@ class Files:
         finally:
             os.close(fd)
 
-    def running(self) -> dict[str, Any] | None:
-        """The server recorded here, if its process still runs (call while deciding)."""
+    def running(self, code: str) -> dict[str, Any] | None:
+        """The server recorded here, if its process still runs and serves `code` (call while deciding)."""
         try:
             recorded = json.loads(self.path(".json").read_text())
         except (OSError, ValueError):
             return None
-        return recorded if self.held(".alive") else None
+        return recorded if recorded.get("code") == code and self.held(".alive") and _runs(recorded["pid"]) else None
 
-    def record(self, url: str, pid: int) -> None:
-        self.path(".json").write_text(json.dumps({"url": url, "pid": pid}))
+    def record(self, url: str, pid: int, code: str) -> None:
+        self.path(".json").write_text(json.dumps({"url": url, "pid": pid, "code": code}))
 
     def forget(self, pid: int) -> None:
         """Remove the record if it names process `pid` (call while deciding)."""
@@ -173,6 +173,14 @@ class Files:
                 self.path(".json").unlink()
         except (OSError, ValueError):
             pass
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):  # gone (or the number is another user's process now)
+        return False
+    return True
 
 
 def create_app() -> Any:
@@ -219,6 +227,20 @@ def end_when_unused() -> None:
     threading.Thread(target=watch, name="end-when-unused", daemon=True).start()
 
 
+def _repo() -> Path:
+    """Where the app's module is, found without importing it."""
+    return Path(find_spec("flows").origin).parents[1]
+
+
+def served_code() -> str:
+    """What a server would run for this command: its Python, express's checkout and Prefect's
+    version. A command joins only a server of the same (an upgrade starts a new one; the old ends
+    once idle)."""
+    from importlib.metadata import version
+
+    return f"{sys.executable} {_repo()} prefect {version('prefect')}"
+
+
 def is_temporary() -> bool:
     """Do this process's flows report to a temporary API (its own or a parent command's)?"""
     url = os.environ.get("PREFECT_API_URL")
@@ -233,9 +255,11 @@ class Server:
         idle_seconds()  # a bad EXPRESS_API_IDLE is refused before anything starts
         self.files = Files.of(app)
         self.proc: subprocess.Popen | None = None
+        self.code = served_code()
         with self.files.deciding():
             self._lease: int | None = self.files.hold(".lease")
-            running = self.files.running()
+            running = self.files.running(self.code)
+            self.pid = running["pid"] if running else None
             self.url = running["url"] if running else self._launch(app)
 
     def _launch(self, app: str) -> str:
@@ -243,25 +267,24 @@ class Server:
         with socket.socket() as sock:  # a port the system says is free
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        repo = Path(find_spec("flows").origin).parents[1]  # where the app's module is, without importing it
         alive = self.files.hold(".alive")
         self.files.path(".log").unlink(missing_ok=True)  # a server still ending keeps writing to its own
         try:
             with open(self.files.path(".log"), "wb") as log:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-m", "uvicorn", "--app-dir", str(repo), "--factory", app, "--host", "127.0.0.1",
-                     "--port", str(port), "--log-level", "error", "--lifespan", "on"],
+                    [sys.executable, "-m", "uvicorn", "--app-dir", str(_repo()), "--factory", app,
+                     "--host", "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"],
                     env={**os.environ, "PREFECT_UI_ENABLED": "0", SERVER_FILES: str(self.files.stem)},
                     pass_fds=[alive], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=log)
         finally:
             os.close(alive)
         url = f"http://127.0.0.1:{port}/api"
-        self.files.record(url, self.proc.pid)
+        self.files.record(url, self.proc.pid, self.code)
         return url
 
     def _ended(self) -> bool:
-        return self.proc.poll() is not None if self.proc is not None else not self.files.held(".alive")
+        return self.proc.poll() is not None if self.proc is not None else not _runs(self.pid)
 
     def wait(self) -> str:
         """Its URL once it answers (saying so on stderr when that takes a while); an error if it

@@ -72,6 +72,31 @@ def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch, tmp_pa
     assert prefect_tuning.server_app() == prefect_api.APP
 
 
+def test_a_command_joins_only_a_running_server_of_its_own_code(monkeypatch, tmp_path):
+    """The record names the server's Python, checkout and Prefect version: after an upgrade (or from
+    another checkout) a command starts its own; a server that is gone is never joined."""
+    from flows import prefect_api
+
+    launched = []
+    ended = SimpleNamespace(pid=0, poll=lambda: 0)
+    monkeypatch.setattr(prefect_api.subprocess, "Popen", lambda cmd, env, **kw: launched.append(cmd) or ended)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    files = prefect_api.Files.of(prefect_api.APP)
+    alive = files.hold(".alive")  # a server that runs: this process stands in for it
+    try:
+        ours, gone = prefect_api.served_code(), 2 ** 22 + 7  # above Linux's largest process number
+        cases = [("another checkout", os.getpid(), False), (ours, gone, False), (ours, os.getpid(), True)]
+        for code, pid, joined in cases:
+            files.record("http://127.0.0.1:9/api", pid, code)
+            before = len(launched)
+            server = prefect_api.Server(prefect_api.APP)
+            server.stop()
+            assert (len(launched) == before) == joined, (code, pid)
+            assert (server.url == "http://127.0.0.1:9/api") == joined
+    finally:
+        os.close(alive)
+
+
 def test_a_server_that_does_not_start_is_one_error_naming_its_last_line():
     """What the server wrote stays out of the command's output, but says why it did not start."""
     from flows import prefect_api
