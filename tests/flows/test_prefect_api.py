@@ -196,47 +196,27 @@ def _gone(pid: int) -> bool:
     return True
 
 
-def test_commands_on_one_prefect_home_share_its_temporary_api_which_ends_once_none_holds_it(prefect_home,
-                                                                                          monkeypatch):
-    """The second command joins the server the first started (no second start to wait for); held by
-    a lease (here the test's own, as a third command would hold it), it outlives both; released, it
-    ends by itself (EXPRESS_API_IDLE=0) and removes its record."""
-    from flows import prefect_api
-    from flows.runtime import prefect_tuning
-
-    monkeypatch.setenv("PREFECT_HOME", str(prefect_home))
-    monkeypatch.delenv("EXPRESS_PLAIN", raising=False)
-    files = prefect_api.Files.of(prefect_tuning.server_app())
-    lease = files.hold(".lease")
-    env = environ_without(*NO_API, PREFECT_HOME=str(prefect_home), EXPRESS_API_IDLE="0")
-    try:
-        first = fresh_python(USED, env=env, timeout=180).split()
-        second = fresh_python(USED, env=env, timeout=180).split()
-        assert first[0] == first[1] and second == first, (first, second)
-        assert files.held(".alive")
-    finally:
-        os.close(lease)
-    assert _gone(int(first[2])), "the temporary API still runs though no command holds it"
-    assert not files.path(".json").exists() and not files.held(".alive")
-
-
-def test_a_temporary_api_waits_its_idle_time_for_the_next_command_but_not_for_a_removed_prefect_home(prefect_home):
-    """EXPRESS_API_IDLE=600: the command is gone, its server still answers (a person's next build
-    finds it). Its Prefect home removed (as a test session's is when it ends), it ends at once."""
+def test_the_next_command_on_a_prefect_home_joins_its_kept_temporary_api_which_ends_with_the_home(prefect_home):
+    """EXPRESS_API_IDLE=600: the first command is gone, its server still answers, and the next
+    command joins it (no second start to wait for). Its Prefect home removed (as a test session's is
+    when it ends), it ends at once. (With EXPRESS_API_IDLE=0 it ends with its last command:
+    tests/flows/test_signals.py.)"""
     import shutil
 
     import httpx
     import psutil
 
     env = environ_without(*NO_API, PREFECT_HOME=str(prefect_home), EXPRESS_API_IDLE="600")
-    url, _, pid = fresh_python(USED, env=env, timeout=180).split()
+    first = fresh_python(USED, env=env, timeout=180).split()
+    pid = int(first[2])
     try:
-        assert httpx.get(f"{url}/health").status_code == 200
+        assert first[0] == first[1] and httpx.get(f"{first[0]}/health").status_code == 200
+        assert fresh_python(USED, env=env, timeout=180).split() == first
         shutil.rmtree(prefect_home)
-        assert _gone(int(pid)), "the temporary API outlived its Prefect home"
+        assert _gone(pid), "the temporary API outlived its Prefect home"
     finally:
-        if psutil.pid_exists(int(pid)):
-            psutil.Process(int(pid)).kill()
+        if psutil.pid_exists(pid):
+            psutil.Process(pid).kill()
 
 
 def test_an_idle_time_that_is_no_number_of_seconds_is_the_commands_one_line_error(tmp_path):
