@@ -233,12 +233,13 @@ def _repo() -> Path:
 
 
 def served_code() -> str:
-    """What a server would run for this command: its Python, express's checkout and Prefect's
-    version. A command joins only a server of the same (an upgrade starts a new one; the old ends
-    once idle)."""
-    from importlib.metadata import version
-
-    return f"{sys.executable} {_repo()} prefect {version('prefect')}"
+    """What a server would run for this command: its Python, express's checkout and the installed
+    Prefect (its package file, as written: an upgrade rewrites it). A command joins only a server
+    of the same (an upgrade starts a new one; the old ends once idle). Found without importing
+    Prefect or reading package metadata, on every orchestrating command's start."""
+    prefect = Path(find_spec("prefect").origin)
+    stat = prefect.stat()
+    return f"{sys.executable} {_repo()} {prefect} {stat.st_ino}:{stat.st_mtime_ns}"
 
 
 def is_temporary() -> bool:

@@ -73,7 +73,7 @@ def test_the_session_serves_the_quick_retry_app_unless_plain(monkeypatch, tmp_pa
 
 
 def test_a_command_joins_only_a_running_server_of_its_own_code(monkeypatch, tmp_path):
-    """The record names the server's Python, checkout and Prefect version: after an upgrade (or from
+    """The record names the server's Python, checkout and installed Prefect: after an upgrade (or from
     another checkout) a command starts its own; a server that is gone is never joined."""
     from flows import prefect_api
 
