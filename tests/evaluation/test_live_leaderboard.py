@@ -1,6 +1,6 @@
 """A live leaderboard end to end on real parts (docs/live.md): the demo's two months built as the
 weekly rebuild builds them (v2 holds January and February), two baselines scored on v2's test split and
-SmolLM2, served by llama.cpp's server, answering 40 rows sampled across both months, each run with its
+SmolLM2, served by llama.cpp's server, answering 24 rows sampled across both months, each run with its
 knowledge cutoff. `express leaderboard --posted-after` the second month then shows every run's
 after-cutoff scores with their intervals from the stored answers: no new run, nothing asked again."""
 import json
@@ -19,7 +19,7 @@ from tests.evaluation.conftest import read_run_file
 pytestmark = pytest.mark.slow  # two demo releases and a model server
 
 FEB = "2024-02-01"
-ROWS = 40
+ROWS = 24
 CUTOFFS = {"most-frequent": "2024-01-15", "context-lexicon": "2024-01-22", "openai-compatible": FEB}
 
 

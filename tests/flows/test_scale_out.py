@@ -59,13 +59,14 @@ def dask_cluster(prefect_harness, tmp_path):
             client.wait_for_workers(2, timeout=90)
         yield address, env
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        for group in (procs[1:], procs[:1]):  # the workers leave while their scheduler still answers them
+            for p in group:
+                p.terminate()
+            for p in group:
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
 
 
 def test_a_build_on_a_dask_cluster_publishes_the_same_bytes_as_in_process(dask_cluster, demo_build, demo_dump,
