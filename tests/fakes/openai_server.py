@@ -54,7 +54,8 @@ class FakeOpenAIServer:
         self._arrived = threading.Condition(self._lock)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the serving loop's next poll: 20 ms, not the default half second
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     @property
     def base_url(self) -> str:
