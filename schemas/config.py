@@ -427,8 +427,14 @@ def upgraded(data: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str
 
 
 def recipe_from_dict(data: dict[str, Any], where: str = "<config>") -> Recipe:
+    return _recipe_and_notes(data, where)[0]
+
+
+def _recipe_and_notes(data: dict[str, Any], where: str) -> tuple[Recipe, list[str]]:
+    """The recipe, and the notes on keys read from their old places (upgraded())."""
+    tables, notes = upgraded(data, where)
     parts: dict[str, Any] = {}
-    for name, value in upgraded(data, where)[0].items():
+    for name, value in tables.items():
         if name not in SECTIONS:
             raise ConfigError(f"{where}: unknown section [{name}] (expected one of {sorted(SECTIONS)})")
         if not isinstance(value, dict):
@@ -436,7 +442,7 @@ def recipe_from_dict(data: dict[str, Any], where: str = "<config>") -> Recipe:
         parts[name] = _build(name, value, f"{where} [{name}]")
     recipe = Recipe(**parts, source_path=where)
     validate(recipe, where)
-    return recipe
+    return recipe, notes
 
 
 def check_chain(chain: tuple[str, ...], where: str) -> None:
@@ -476,12 +482,11 @@ def validate(recipe: Recipe, where: str) -> None:
     if f.max_words and f.min_words > f.max_words:
         raise ConfigError(f"{where} [filters]: min_words ({f.min_words}) is above max_words ({f.max_words}): "
                           "every post would be dropped (max_words = 0 means no upper bound)")
-    if not 0.0 <= recipe.filters.near_duplicate_threshold <= 1.0:
-        raise ConfigError(f"{where} [filters]: near_duplicate_threshold must be within 0..1")
     check_chain(f.chain, f"{where} [filters].chain")
     e = recipe.extract
-    if not 1 <= e.min_masks <= e.max_masks:
-        raise ConfigError(f"{where} [extract]: need 1 <= min_masks <= max_masks")
+    if e.min_masks > e.max_masks:
+        raise ConfigError(f"{where} [extract]: min_masks ({e.min_masks}) is above max_masks ({e.max_masks}): "
+                          "no post would give an example")
     if e.forms not in ("reference", "extended"):
         raise ConfigError(f"{where} [extract]: forms must be 'reference' or 'extended', got {e.forms!r}")
     if e.acceptance not in ("on", "off"):
@@ -489,13 +494,15 @@ def validate(recipe: Recipe, where: str) -> None:
     if e.quote_lines not in ("mask", "skip"):
         raise ConfigError(f"{where} [extract]: quote_lines must be 'mask' or 'skip', got {e.quote_lines!r}")
     g = recipe.gate
-    if not (0 <= g.min_text_chars <= g.max_text_chars and 0 < g.max_label_share <= 1 and g.max_js_divergence >= 0):
-        raise ConfigError(f"{where} [gate]: need 0 <= min_text_chars <= max_text_chars, 0 < max_label_share <= 1")
-    if g.chunk_rows < 1 or g.chunk_mb <= 0:
-        raise ConfigError(f"{where} [gate]: need chunk_rows >= 1 and chunk_mb > 0")
+    if g.min_text_chars > g.max_text_chars:
+        raise ConfigError(f"{where} [gate]: min_text_chars ({g.min_text_chars}) is above max_text_chars "
+                          f"({g.max_text_chars}): every row would fail the gate")
+    if g.max_label_share == 0:
+        raise ConfigError(f"{where} [gate]: max_label_share must be above 0: every label would fail the gate")
     sg = recipe.segment
-    if not 0 < sg.group_tokens < sg.max_tokens or sg.half_window <= 0:
-        raise ConfigError(f"{where} [segment]: need 0 < group_tokens < max_tokens and half_window > 0")
+    if sg.group_tokens >= sg.max_tokens:
+        raise ConfigError(f"{where} [segment]: group_tokens ({sg.group_tokens}) must be below max_tokens "
+                          f"({sg.max_tokens})")
     check_live(recipe.evaluate, lambda key: f"{where} [evaluate] {key}")
     api = recipe.orchestrate.prefect_api_url
     if api and not api.startswith(("http://", "https://")):
@@ -517,8 +524,8 @@ def load_recipe(path: str | Path | None) -> Recipe:
         raise ConfigError(f"{p}: config file not found") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: invalid TOML: {exc}") from exc
-    recipe = recipe_from_dict(data, str(p))
-    for note in upgraded(data, str(p))[1]:
+    recipe, notes = _recipe_and_notes(data, str(p))
+    for note in notes:
         if note not in _NOTED:  # once a process: a build loads its recipe more than once
             _NOTED.add(note)
             print(note, file=sys.stderr)

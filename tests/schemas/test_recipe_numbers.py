@@ -35,8 +35,15 @@ def _recipe(tmp_path, text: str):
     ("[filters]\nmin_words = 50\nmax_words = 10\n",
      "[filters]: min_words (50) is above max_words (10): every post would be dropped (max_words = 0 means no upper "
      "bound)"),
+    ("[extract]\nmin_masks = 3\nmax_masks = 2\n",
+     "[extract]: min_masks (3) is above max_masks (2): no post would give an example"),
+    ("[gate]\nmin_text_chars = 500\nmax_text_chars = 400\n",
+     "[gate]: min_text_chars (500) is above max_text_chars (400): every row would fail the gate"),
+    ("[gate]\nmax_label_share = 0\n", "[gate]: max_label_share must be above 0: every label would fail the gate"),
+    ("[segment]\nmax_tokens = 256\n", "[segment]: group_tokens (256) must be below max_tokens (256)"),
 ], ids=["decimal", "negative", "negative-shard", "zero-shard", "ratio-high", "ratio-negative", "temperature",
-        "share", "nan-ratio", "inf-timeout", "huge-integer", "min-above-max"])
+        "share", "nan-ratio", "inf-timeout", "huge-integer", "min-above-max", "masks-min-above-max",
+        "text-chars-min-above-max", "zero-share", "group-not-below-max"])
 def test_a_number_out_of_its_kind_or_range_is_refused_naming_the_file_and_key(tmp_path, text, message):
     path = _recipe(tmp_path, text)
     with pytest.raises(ConfigError) as err:
