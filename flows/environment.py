@@ -6,8 +6,10 @@ import logging
 import os
 
 # Nothing reaches out at run time unless the user asks for a live client (praw, a chat server).
+# DO_NOT_TRACK: Prefect's client sends its own usage events in a terminal whenever the API it talks
+# to has analytics on, as a user's `prefect server start` has by default.
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "GX_ANALYTICS_ENABLED": "false",
-           "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+           "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"}
 DEFAULTS = {
     # a temporary API with a new database takes longer to start than Prefect's 20 s allow
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
