@@ -56,9 +56,8 @@ def arguments(name: str, work: Path, side: str, run: int) -> list[str]:
         "releases": ["releases", *wh],
         "help": ["--help"],
         "option-error": ["leaderboard", "--format", "nonsense"],
-        "build": ["build", "--input", str(work / "in1k"), "--warehouse", str(work / f"build-{side}-{run}")],
-        "build-first": ["build", "--input", str(work / "in1k"), "--warehouse", str(work / f"build-{side}-{run}")],
-        "build-server": ["build", "--input", str(work / "in1k"), "--warehouse", str(work / f"build-{side}-{run}")],
+        **dict.fromkeys(BUILDS, ["build", "--input", str(work / "in1k"), "--warehouse",
+                                 str(work / f"build-{side}-{run}")]),
     }[name]
 
 
@@ -108,12 +107,15 @@ def end_temporary_apis(home: Path) -> None:
     until they are gone."""
     import psutil
 
+    from flows.prefect_api import Files
+
     for record in home.glob("express-api.*.json"):
+        recorded = Files(record.with_suffix("")).recorded()
         try:
-            proc = psutil.Process(json.loads(record.read_text())["pid"])
+            proc = psutil.Process(recorded["pid"])
             proc.terminate()
             proc.wait(timeout=60)
-        except (OSError, ValueError, KeyError, psutil.NoSuchProcess):
+        except (TypeError, KeyError, psutil.NoSuchProcess):  # no record (any more), or its process is gone
             pass
 
 

@@ -155,24 +155,27 @@ class Files:
         finally:
             os.close(fd)
 
-    def running(self, code: str) -> dict[str, Any] | None:
-        """The server recorded here, if its process still runs and serves `code` (call while deciding)."""
+    def recorded(self) -> dict[str, Any] | None:
+        """The record of the last server started here ({url, pid, code}), if there is one."""
         try:
-            recorded = json.loads(self.path(".json").read_text())
+            return json.loads(self.path(".json").read_text())
         except (OSError, ValueError):
             return None
-        return recorded if recorded.get("code") == code and self.held(".alive") and _runs(recorded["pid"]) else None
+
+    def running(self, code: str) -> dict[str, Any] | None:
+        """The server recorded here, if its process still runs and serves `code` (call while deciding)."""
+        recorded = self.recorded()
+        if recorded is None or recorded.get("code") != code:
+            return None
+        return recorded if self.held(".alive") and _runs(recorded["pid"]) else None
 
     def record(self, url: str, pid: int, code: str) -> None:
         self.path(".json").write_text(json.dumps({"url": url, "pid": pid, "code": code}))
 
     def forget(self, pid: int) -> None:
         """Remove the record if it names process `pid` (call while deciding)."""
-        try:
-            if json.loads(self.path(".json").read_text()).get("pid") == pid:
-                self.path(".json").unlink()
-        except (OSError, ValueError):
-            pass
+        if (self.recorded() or {}).get("pid") == pid:
+            self.path(".json").unlink(missing_ok=True)
 
 
 def _runs(pid: int) -> bool:
