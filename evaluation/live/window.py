@@ -10,12 +10,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from schemas.config import utc_seconds
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def iso(ts: int) -> str:
@@ -70,12 +70,18 @@ class Window:
         return (r for r in rows if self.contains(int(r["created_utc"])))
 
 
-def created_times(path: str | Path) -> np.ndarray:
-    """The `created_utc` column of a split file (one small column, read at once)."""
+def created_times(path: str | Path) -> "np.ndarray":
+    """The `created_utc` column of a split file (one small column, read at once). numpy and pyarrow
+    load here, not with the module: the leaderboard uses windows and reads no split file."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
     return pq.read_table(path, columns=["created_utc"]).column(0).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def rows_in_window(path: str | Path, window: Window) -> int:
+    import numpy as np
+
     times = created_times(path)
     keep = np.ones(len(times), dtype=bool)
     if window.after is not None:

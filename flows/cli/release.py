@@ -12,7 +12,6 @@ from flows.reported import reported
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
-    from warehouse.releases.catalog import list_views
     from warehouse.releases.integrity import ReleaseChanged, read_manifest
     from warehouse.layout import Warehouse
     from warehouse.releases.release import Release
@@ -38,6 +37,8 @@ def cmd_releases(args: argparse.Namespace) -> int:
         print(f"express releases: {damaged} damaged release(s) listed; commands that read one refuse it",
               file=sys.stderr)
     if args.views:
+        from warehouse.releases.catalog import list_views
+
         for name in list_views(wh):
             print(f"view\t{name}")
     return 0

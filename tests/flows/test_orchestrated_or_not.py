@@ -37,38 +37,46 @@ def no_api_env(tmp_path) -> dict[str, str]:
     return environ_without(*NO_API, PREFECT_HOME=str(home))
 
 
-BY_HAND = """
+EVALUATE = """
 import json, sys, psutil
 from flows.cli import main
 warehouse, release = sys.argv[1:3]
 evaluated = main(["evaluate", "--release", release, "--warehouse", warehouse, "--predictor", "most-frequent",
                   "--limit", "5"])
-after_evaluate = {"code": evaluated, "children": len(psutil.Process().children(recursive=True)),
-                  "loaded": [m for m in ("prefect",) if m in sys.modules]}
-codes = []
-for argv in (["leaderboard", "--warehouse", warehouse], ["releases", "--warehouse", warehouse],
-             ["takedown", "list", "--warehouse", warehouse], ["--help"], ["evaluate", "--help"],
-             ["leaderboard", "--format", "nonsense"]):
+print(json.dumps({"code": evaluated, "children": len(psutil.Process().children(recursive=True)),
+                  "loaded": [m for m in ("prefect",) if m in sys.modules]}))
+"""
+
+LOOKUPS = """
+import json, sys
+from flows.cli import main
+warehouse = sys.argv[1]
+codes = [main(["leaderboard", "--warehouse", warehouse])]
+board_loaded = [m for m in ("pyarrow", "duckdb") if m in sys.modules]
+for argv in (["releases", "--warehouse", warehouse], ["takedown", "list", "--warehouse", warehouse], ["--help"],
+             ["evaluate", "--help"], ["leaderboard", "--format", "nonsense"]):
     try:
         codes.append(main(argv))
     except SystemExit as exc:  # --help, and argparse's option errors
         codes.append(exc.code)
-print(json.dumps(after_evaluate))
-print(json.dumps({"codes": codes, "loaded": [m for m in %r if m in sys.modules]}))
+print(json.dumps({"codes": codes, "board_loaded": board_loaded, "loaded": [m for m in %r if m in sys.modules]}))
 """
 
 
 def test_evaluate_without_an_api_starts_no_server_and_lookups_load_no_prefect_spacy_or_gx(release, tmp_path):
-    """The evaluation is stored and no server process is left or started; then the leaderboard (of
-    that run), the releases, the takedown ledger, help texts and an option error load none of the
-    three libraries (nor did the evaluation load Prefect)."""
-    out = fresh_python(BY_HAND % (HEAVY,), release["warehouse"], release["release"], env=no_api_env(tmp_path))
+    """The evaluation is stored and no server process is left or started, nor Prefect loaded; then,
+    in a fresh interpreter, the leaderboard (of that run) reads no split file and opens no catalog,
+    and it, the releases, the takedown ledger, help texts and an option error load none of the three
+    libraries."""
+    env = no_api_env(tmp_path)
+    out = fresh_python(EVALUATE, release["warehouse"], release["release"], env=env)
     lines = out.strip().splitlines()
     run = json.loads(lines[0])  # evaluate's own line: its run, stored
     assert run["rows"] == 5 and (Path(run["path"]) / "metrics.json").exists()
-    assert json.loads(lines[-2]) == {"code": 0, "children": 0, "loaded": []}
+    assert json.loads(lines[-1]) == {"code": 0, "children": 0, "loaded": []}
+    out = fresh_python(LOOKUPS % (HEAVY,), release["warehouse"], env=env)
     assert "most-frequent" in out and "tiny/v1" in out  # the leaderboard and the releases were listed
-    assert json.loads(lines[-1]) == {"codes": [0, 0, 0, 0, 0, 2], "loaded": []}
+    assert json.loads(out.strip().splitlines()[-1]) == {"codes": [0, 0, 0, 0, 0, 2], "board_loaded": [], "loaded": []}
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ from typing import Any
 from common.errors import UserError
 from common.files import write_json
 from common.locking import file_lock
-from warehouse.releases.catalog import drop_release
 from warehouse.layout import ReleasePaths, Warehouse
 
 
@@ -68,6 +67,8 @@ def purge(wh: Warehouse, release_dir: Path) -> bool:
     present = [p for p in (paths.data, paths.gate) if p.exists()]
     for p in present:
         shutil.rmtree(p)  # read-only files go with their folder
+    from warehouse.releases.catalog import drop_release  # duckdb: only a purge opens the catalog
+
     with file_lock(wh.catalog_lock):
         drop_release(wh, release_dir.parent.name, release_dir.name)
     if not record.get("purged"):
