@@ -111,11 +111,13 @@ def end_temporary_apis(home: Path) -> None:
 
     for record in home.glob("express-api.*.json"):
         recorded = Files(record.with_suffix("")).recorded()
+        if recorded is None:  # ended and forgotten since the glob
+            continue
         try:
             proc = psutil.Process(recorded["pid"])
             proc.terminate()
             proc.wait(timeout=60)
-        except (TypeError, KeyError, psutil.NoSuchProcess):  # no record (any more), or its process is gone
+        except psutil.NoSuchProcess:
             pass
 
 

@@ -80,15 +80,12 @@ def created_times(path: str | Path) -> "np.ndarray":
 
 
 def rows_in_window(path: str | Path, window: Window) -> int:
-    import numpy as np
-
     times = created_times(path)
-    keep = np.ones(len(times), dtype=bool)
     if window.after is not None:
-        keep &= times >= window.after
+        times = times[times >= window.after]
     if window.before is not None:
-        keep &= times < window.before
-    return int(keep.sum())
+        times = times[times < window.before]
+    return len(times)
 
 
 def check_window(path: str | Path, window: Window, what: str) -> int:

@@ -60,6 +60,8 @@ def withdraw(release_dir: Path, record: dict[str, Any]) -> None:
 def purge(wh: Warehouse, release_dir: Path) -> bool:
     """Delete a withdrawn release's data files and gate results (its manifest stays) and its
     catalog views; returns whether anything was left to delete."""
+    from warehouse.releases.catalog import drop_release  # DuckDB: only a purge opens the catalog
+
     record = withdrawal(release_dir)
     if record is None:
         raise ValueError(f"{release_dir}: not withdrawn; only a withdrawn release is purged")
@@ -67,8 +69,6 @@ def purge(wh: Warehouse, release_dir: Path) -> bool:
     present = [p for p in (paths.data, paths.gate) if p.exists()]
     for p in present:
         shutil.rmtree(p)  # read-only files go with their folder
-    from warehouse.releases.catalog import drop_release  # duckdb: only a purge opens the catalog
-
     with file_lock(wh.catalog_lock):
         drop_release(wh, release_dir.parent.name, release_dir.name)
     if not record.get("purged"):
